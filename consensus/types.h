@@ -1,0 +1,50 @@
+#pragma once
+// Plain data shared by the Raft core, its storage and its transport. Entries are opaque bytes:
+// nothing in consensus/ knows what a ZooKeeper transaction is.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace zkraft::consensus {
+
+using NodeId = uint64_t;  // 0 means "none"
+using Term = uint64_t;
+using Index = uint64_t;
+
+enum class EntryType : uint8_t {
+  kNormal = 0,      // application data (data may be empty: the leader's no-op)
+  kConfChange = 1,  // a membership change, encoded by the core
+};
+
+struct Entry {
+  Term term = 0;
+  Index index = 0;
+  EntryType type = EntryType::kNormal;
+  std::string data;
+  bool operator==(const Entry&) const = default;
+};
+
+// What must be durable before a vote or an append acknowledgement leaves the node.
+struct HardState {
+  Term term = 0;
+  NodeId vote = 0;
+  Index commit = 0;
+  bool operator==(const HardState&) const = default;
+};
+
+// Voters and learners of the cluster.
+struct Membership {
+  std::vector<NodeId> voters;
+  std::vector<NodeId> learners;
+  bool operator==(const Membership&) const = default;
+};
+
+struct SnapshotMeta {
+  Index index = 0;  // last log index the snapshot covers
+  Term term = 0;    // term of that entry
+  Membership membership;
+  bool operator==(const SnapshotMeta&) const = default;
+};
+
+}  // namespace zkraft::consensus

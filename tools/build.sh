@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Configures and builds zkraft into build/ (Release by default: BUILD_TYPE=Debug to change).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" >/dev/null
+cmake --build "$build" -j"$(nproc)" "$@"

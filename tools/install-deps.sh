@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages zkraft builds and tests with; installs only what is missing.
+set -euo pipefail
+pkgs=(
+  build-essential cmake pkg-config
+  libboost-dev libboost-system-dev libleveldb-dev libspdlog-dev libyaml-cpp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libssl-dev
+  clang libclang-rt-14-dev
+  python3-kazoo zookeeper libzookeeper-mt-dev libzookeeper-java
+  libcurator-framework-java libcurator-recipes-java libcurator-client-java
+  default-jdk-headless netcat-openbsd procps iproute2
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
