@@ -1,0 +1,451 @@
+#!/usr/bin/python3
+"""Kazoo (python3-kazoo 2.8) against one server: CRUD, sequential and ephemeral nodes, expiry,
+watches, transactions, Lock and Election recipes, session resume with id+password, Stat fields.
+
+    ZK_TARGET=zookeeper /usr/bin/python3 tests/integration/test_kazoo.py
+    ZK_TARGET=zkraft ZKRAFT_BIN=build/server/zkraft-server /usr/bin/python3 tests/integration/test_kazoo.py
+"""
+
+import logging
+import os
+import queue
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+import zkwire  # noqa: E402
+
+from kazoo.client import KazooClient  # noqa: E402
+from kazoo.exceptions import (BadVersionError, NoNodeError, NodeExistsError, NotEmptyError,  # noqa: E402
+                              NoChildrenForEphemeralsError, RolledBackError, RuntimeInconsistency)
+from kazoo.protocol.states import EventType, KazooState  # noqa: E402
+from kazoo.recipe.election import Election  # noqa: E402
+from kazoo.recipe.lock import Lock  # noqa: E402
+
+logging.basicConfig(level=logging.CRITICAL)
+
+WAIT = 15.0  # generous upper bound for anything that should happen "soon" (2 shared cores)
+
+
+class KazooSuite(unittest.TestCase):
+    server = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = harness.Server(name="kazoo").start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.close()
+
+    def setUp(self):
+        self.clients = []
+        self.zk = self.client()
+        self.root = "/kz-%s" % self._testMethodName
+        self.zk.ensure_path(self.root)
+
+    def tearDown(self):
+        for c in self.clients:
+            try:
+                c.stop()
+                c.close()
+            except Exception:
+                pass
+
+    def client(self, **kw):
+        c = KazooClient(hosts=self.server.hosts, timeout=kw.pop("timeout", 10.0), **kw)
+        self.clients.append(c)
+        c.start(timeout=WAIT)
+        return c
+
+    # -- CRUD -------------------------------------------------------------------------------------
+
+    def test_crud(self):
+        p = self.root + "/a"
+        self.assertEqual(self.zk.create(p, b"hello"), p)
+        data, st = self.zk.get(p)
+        self.assertEqual(data, b"hello")
+        self.assertEqual(st.version, 0)
+        self.assertEqual(st.dataLength, 5)
+        with self.assertRaises(NodeExistsError):
+            self.zk.create(p, b"again")
+        st2 = self.zk.set(p, b"world!")
+        self.assertEqual(st2.version, 1)
+        self.assertEqual(st2.dataLength, 6)
+        self.assertEqual(self.zk.get(p)[0], b"world!")
+        with self.assertRaises(BadVersionError):
+            self.zk.set(p, b"x", version=0)
+        self.assertEqual(self.zk.set(p, b"v2", version=1).version, 2)
+        self.assertIsNotNone(self.zk.exists(p))
+        self.assertIsNone(self.zk.exists(p + "/missing"))
+        self.zk.create(p + "/c1")
+        self.zk.create(p + "/c2", b"2")
+        self.assertEqual(sorted(self.zk.get_children(p)), ["c1", "c2"])
+        with self.assertRaises(NotEmptyError):
+            self.zk.delete(p)
+        with self.assertRaises(BadVersionError):
+            self.zk.delete(p + "/c2", version=5)
+        self.zk.delete(p + "/c2", version=0)
+        self.zk.delete(p + "/c1")
+        self.zk.delete(p)
+        self.assertIsNone(self.zk.exists(p))
+        with self.assertRaises(NoNodeError):
+            self.zk.get(p)
+        with self.assertRaises(NoNodeError):
+            self.zk.set(p, b"x")
+        with self.assertRaises(NoNodeError):
+            self.zk.delete(p)
+        with self.assertRaises(NoNodeError):
+            self.zk.create(self.root + "/no/parent")
+        self.zk.create(self.root + "/deep/er/path", b"d", makepath=True)
+        self.assertEqual(self.zk.get(self.root + "/deep/er/path")[0], b"d")
+
+    def test_large_and_binary_data(self):
+        blob = bytes(range(256)) * 4000  # 1,024,000 bytes: below the default 1 MiB jute.maxbuffer
+        p = self.zk.create(self.root + "/big", blob)
+        data, st = self.zk.get(p)
+        self.assertEqual(data, blob)
+        self.assertEqual(st.dataLength, len(blob))
+
+    # -- sequential and ephemeral ---------------------------------------------------------------
+
+    def test_sequential_nodes(self):
+        parent = self.root
+        first = self.zk.create(parent + "/s-", b"", sequence=True)
+        self.assertEqual(first, parent + "/s-0000000000")
+        self.zk.create(parent + "/plain")
+        second = self.zk.create(parent + "/s-", sequence=True)
+        self.assertEqual(second, parent + "/s-0000000002")  # the counter counts every child create
+        self.zk.delete(second)
+        third = self.zk.create(parent + "/other-", sequence=True)
+        self.assertEqual(third, parent + "/other-0000000003")  # deletes do not roll it back
+        fourth = self.zk.create(parent + "/e-", ephemeral=True, sequence=True)
+        self.assertEqual(fourth, parent + "/e-0000000004")
+        self.assertEqual(self.zk.exists(parent).cversion, 6)  # 5 creates + 1 delete
+
+    def test_ephemeral_owner_and_close(self):
+        owner = self.client()
+        p = owner.create(self.root + "/eph", b"e", ephemeral=True)
+        st = self.zk.exists(p)
+        self.assertEqual(st.ephemeralOwner, owner.client_id[0])
+        self.assertEqual(self.zk.exists(self.root).ephemeralOwner, 0)
+        with self.assertRaises(NoChildrenForEphemeralsError):
+            owner.create(p + "/child")
+        owner.stop()  # closeSession: its ephemerals go in the same transaction
+        self.assertIsNone(self.zk.exists(p))
+
+    def test_ephemeral_vanishes_after_session_expiry(self):
+        # A raw-protocol session creates an ephemeral and then goes silent: no pings, socket open.
+        raw = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=1000)
+        try:
+            self.assertGreater(raw.session_id, 0)
+            self.assertEqual(raw.timeout_ms, 1000)
+            err, p = raw.create(self.root + "/silent", b"x", flags=zkwire.EPHEMERAL)
+            self.assertEqual(err, 0)
+            self.assertEqual(self.zk.exists(p).ephemeralOwner, raw.session_id)
+            raw.go_silent()
+            gone = harness.wait_until(lambda: self.zk.exists(p) is None, WAIT)
+            self.assertTrue(gone, "ephemeral of a silent session still present after %ss" % WAIT)
+        finally:
+            raw.abandon()
+        # The session is really dead: resuming it is refused (timeOut 0, sessionId 0).
+        again = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=1000,
+                                  session_id=raw.session_id, passwd=raw.passwd)
+        try:
+            self.assertEqual((again.timeout_ms, again.session_id), (0, 0))
+        finally:
+            again.abandon()
+
+    def test_ephemeral_vanishes_after_abandoned_connection_expires(self):
+        raw = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=1000)
+        err, p = raw.create(self.root + "/dropped", flags=zkwire.EPHEMERAL)
+        self.assertEqual(err, 0)
+        raw.abandon()  # socket closed without closeSession: the session must still time out
+        self.assertTrue(harness.wait_until(lambda: self.zk.exists(p) is None, WAIT))
+
+    # -- watches ----------------------------------------------------------------------------------
+
+    def test_one_shot_watches(self):
+        p = self.root + "/w"
+        events = queue.Queue()
+        self.assertIsNone(self.zk.exists(p, watch=events.put))  # exists on a missing node watches too
+        self.zk.create(p, b"1")
+        ev = events.get(timeout=WAIT)
+        self.assertEqual((ev.type, ev.path), (EventType.CREATED, p))
+        self.zk.get(p, watch=events.put)
+        self.zk.set(p, b"2")
+        ev = events.get(timeout=WAIT)
+        self.assertEqual((ev.type, ev.path), (EventType.CHANGED, p))
+        self.zk.set(p, b"3")  # one-shot: no second event
+        self.zk.get_children(p, watch=events.put)
+        self.zk.create(p + "/kid")
+        ev = events.get(timeout=WAIT)
+        self.assertEqual((ev.type, ev.path), (EventType.CHILD, p))
+        self.zk.get(p, watch=events.put)
+        self.zk.get_children(p, watch=events.put)
+        self.zk.delete(p + "/kid")
+        ev = events.get(timeout=WAIT)
+        self.assertEqual((ev.type, ev.path), (EventType.CHILD, p))
+        self.zk.delete(p)
+        ev = events.get(timeout=WAIT)
+        self.assertEqual((ev.type, ev.path), (EventType.DELETED, p))
+        self.zk.sync(self.root)
+        self.assertTrue(events.empty(), "unexpected extra event %r" % (None if events.empty() else events.queue[0],))
+
+    def test_watch_from_other_client(self):
+        watcher = self.client()
+        p = self.zk.create(self.root + "/x", b"0")
+        events = queue.Queue()
+        watcher.get(p, watch=events.put)
+        self.zk.set(p, b"1")
+        ev = events.get(timeout=WAIT)
+        self.assertEqual((ev.type, ev.path), (EventType.CHANGED, p))
+        # the event arrives before any response that shows the change
+        self.assertEqual(watcher.get(p)[0], b"1")
+
+    def test_data_watch(self):
+        p = self.root + "/dw"
+        seen = queue.Queue()
+
+        @self.zk.DataWatch(p)
+        def watch(data, stat):
+            seen.put((data, stat.version if stat else None))
+
+        self.assertEqual(seen.get(timeout=WAIT), (None, None))
+        self.zk.create(p, b"a")
+        self.assertEqual(seen.get(timeout=WAIT), (b"a", 0))
+        self.zk.set(p, b"b")
+        self.assertEqual(seen.get(timeout=WAIT), (b"b", 1))
+        self.zk.delete(p)
+        self.assertEqual(seen.get(timeout=WAIT), (None, None))
+
+    def test_children_watch(self):
+        p = self.zk.create(self.root + "/cw")
+        seen = queue.Queue()
+
+        @self.zk.ChildrenWatch(p)
+        def watch(children):
+            seen.put(sorted(children))
+
+        self.assertEqual(seen.get(timeout=WAIT), [])
+        self.zk.create(p + "/one")
+        self.assertEqual(seen.get(timeout=WAIT), ["one"])
+        self.zk.create(p + "/two")
+        self.assertEqual(seen.get(timeout=WAIT), ["one", "two"])
+        self.zk.delete(p + "/one")
+        self.assertEqual(seen.get(timeout=WAIT), ["two"])
+
+    # -- transactions ---------------------------------------------------------------------------
+
+    def test_transaction_success(self):
+        base = self.zk.create(self.root + "/t", b"0")
+        self.zk.create(base + "/gone")
+        tx = self.zk.transaction()
+        tx.create(base + "/new", b"n")
+        tx.set_data(base, b"1", version=0)
+        tx.check(base + "/new", 0)
+        tx.delete(base + "/gone")
+        tx.create(base + "/seq-", sequence=True)
+        res = tx.commit()
+        self.assertEqual(res[0], base + "/new")
+        self.assertEqual(res[1].version, 1)
+        self.assertIs(res[2], True)
+        self.assertIs(res[3], True)
+        self.assertEqual(res[4], base + "/seq-0000000002")
+        new_st = self.zk.exists(base + "/new")
+        base_st = self.zk.exists(base)
+        self.assertEqual(new_st.czxid, base_st.mzxid)  # one transaction, one zxid
+        self.assertEqual(base_st.pzxid, new_st.czxid)
+        self.assertIsNone(self.zk.exists(base + "/gone"))
+
+    def test_transaction_failure_is_atomic_with_per_op_codes(self):
+        base = self.zk.create(self.root + "/tf", b"0")
+        before = self.zk.exists(base)
+        tx = self.zk.transaction()
+        tx.create(base + "/would-be", b"x")
+        tx.set_data(base, b"1", version=7)  # wrong version: fails
+        tx.delete(base + "/missing")
+        res = tx.commit()
+        self.assertEqual(len(res), 3)
+        self.assertIsInstance(res[0], RolledBackError)      # 0 = would have succeeded
+        self.assertIsInstance(res[1], BadVersionError)      # -103
+        self.assertIsInstance(res[2], RuntimeInconsistency)  # -2 for ops after the failure
+        self.assertIsNone(self.zk.exists(base + "/would-be"))
+        after = self.zk.exists(base)
+        self.assertEqual((after.version, after.mzxid, after.cversion), (before.version, before.mzxid, before.cversion))
+        self.assertEqual(self.zk.get(base)[0], b"0")
+
+    # -- recipes ----------------------------------------------------------------------------------
+
+    def test_lock_mutual_exclusion(self):
+        lock_path = self.root + "/lock"
+        counter = self.zk.create(self.root + "/counter", b"0")
+        state = {"holders": 0, "max_holders": 0, "entries": 0}
+        mu = threading.Lock()
+        errors = []
+        n_clients, rounds = 4, 5
+
+        def worker(i):
+            try:
+                c = self.client()
+                lock = Lock(c, lock_path, identifier="worker-%d" % i)
+                for _ in range(rounds):
+                    with lock:
+                        with mu:
+                            state["holders"] += 1
+                            state["max_holders"] = max(state["max_holders"], state["holders"])
+                            state["entries"] += 1
+                        # unguarded read-modify-write on a znode: only safe under the lock
+                        v = int(c.get(counter)[0])
+                        time.sleep(0.005)
+                        c.set(counter, str(v + 1).encode())
+                        with mu:
+                            state["holders"] -= 1
+            except Exception as e:  # reported below
+                errors.append(repr(e))
+
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(n_clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        self.assertFalse(any(t.is_alive() for t in threads), "lock workers hung")
+        self.assertEqual(errors, [])
+        self.assertEqual(state["max_holders"], 1)
+        self.assertEqual(state["entries"], n_clients * rounds)
+        self.assertEqual(int(self.zk.get(counter)[0]), n_clients * rounds)
+        self.assertEqual(self.zk.get_children(lock_path), [])
+
+    def test_election(self):
+        path = self.root + "/election"
+        leaders = queue.Queue()
+        release = {i: threading.Event() for i in range(3)}
+        state = {"active": 0, "max_active": 0}
+        mu = threading.Lock()
+        clients = [self.client() for _ in range(3)]
+        elections = [Election(clients[i], path, identifier="p%d" % i) for i in range(3)]
+
+        def lead(i):
+            with mu:
+                state["active"] += 1
+                state["max_active"] = max(state["max_active"], state["active"])
+            leaders.put(i)
+            release[i].wait(WAIT * 4)
+            with mu:
+                state["active"] -= 1
+
+        def run(i):
+            try:
+                elections[i].run(lead, i)
+            except Exception:
+                pass  # the first leader's client is stopped under it; its run() then raises
+
+        threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(3)]
+        for t in threads:
+            t.start()
+        order = []
+        first = leaders.get(timeout=WAIT)
+        order.append(first)
+        self.assertTrue(harness.wait_until(lambda: len(elections[0].contenders()) == 3, WAIT))
+        self.assertEqual(sorted(elections[0].contenders()), ["p0", "p1", "p2"])
+        self.assertEqual(elections[0].contenders()[0], "p%d" % first)
+        self.assertTrue(leaders.empty())
+        # first leader steps down by closing its session; another takes over
+        clients[first].stop()
+        release[first].set()
+        second = leaders.get(timeout=WAIT)
+        self.assertNotEqual(second, first)
+        order.append(second)
+        release[second].set()  # returning from the leader function also hands over leadership
+        third = leaders.get(timeout=WAIT)
+        self.assertNotIn(third, order)
+        release[third].set()
+        for t in threads:
+            t.join(timeout=WAIT)
+        self.assertEqual(state["max_active"], 1)
+
+    # -- session resume ---------------------------------------------------------------------------
+
+    def test_resume_session_with_id_and_password(self):
+        raw = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=20000)
+        err, p = raw.create(self.root + "/mine", b"m", flags=zkwire.EPHEMERAL)
+        self.assertEqual(err, 0)
+        raw.abandon()  # connection gone, session alive
+        resumed = self.client(client_id=(raw.session_id, raw.passwd))
+        self.assertEqual(resumed.client_id[0], raw.session_id)
+        self.assertEqual(self.zk.exists(p).ephemeralOwner, raw.session_id)
+        # it is the same session: closing it removes the ephemeral
+        resumed.stop()
+        self.assertIsNone(self.zk.exists(p))
+
+    def test_resume_with_wrong_password_is_expired(self):
+        raw = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=20000)
+        err, p = raw.create(self.root + "/kept", flags=zkwire.EPHEMERAL)
+        self.assertEqual(err, 0)
+        bad = bytes((b ^ 0xFF) for b in raw.passwd)
+        probe = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=20000,
+                                  session_id=raw.session_id, passwd=bad)
+        self.assertEqual((probe.timeout_ms, probe.session_id), (0, 0))
+        probe.abandon()
+        raw.abandon()  # ZooKeeper closes the session's current connection even when the password is bad
+        self.assertIsNotNone(self.zk.exists(p))  # a failed resume does not end the session
+        good = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=20000,
+                                 session_id=raw.session_id, passwd=raw.passwd)
+        self.assertEqual(good.session_id, raw.session_id)
+        self.assertEqual(good.ping(), (-2, 0))
+        good.close_session()
+        self.assertIsNone(self.zk.exists(p))
+
+    def test_kazoo_gets_new_session_on_bad_password(self):
+        raw = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=20000)
+        states = []
+        c = KazooClient(hosts=self.server.hosts, timeout=10.0,
+                        client_id=(raw.session_id, bytes((b ^ 0xFF) for b in raw.passwd)))
+        self.clients.append(c)
+        c.add_listener(states.append)
+        try:
+            c.start(timeout=WAIT)
+        except Exception:
+            pass
+        # the server refuses the resume (Expired); kazoo then starts a fresh session
+        self.assertTrue(harness.wait_until(lambda: c.connected, WAIT))
+        self.assertNotEqual(c.client_id[0], raw.session_id)
+        self.assertIn(KazooState.CONNECTED, states)
+        raw.close_session()
+
+    # -- Stat fields ------------------------------------------------------------------------------
+
+    def test_stat_fields(self):
+        p = self.root + "/st"
+        st0 = self.zk.create(p, b"abc", include_data=True)[1]
+        self.assertEqual((st0.version, st0.cversion, st0.aversion, st0.numChildren, st0.dataLength,
+                          st0.ephemeralOwner), (0, 0, 0, 0, 3, 0))
+        self.assertEqual(st0.czxid, st0.mzxid)
+        self.assertEqual(st0.czxid, st0.pzxid)
+        self.assertEqual(st0.ctime, st0.mtime)
+        self.assertGreater(st0.ctime, 1_500_000_000_000)  # milliseconds since the epoch
+        st1 = self.zk.set(p, b"")
+        self.assertEqual((st1.version, st1.dataLength), (1, 0))
+        self.assertGreater(st1.mzxid, st0.mzxid)
+        self.assertEqual(st1.czxid, st0.czxid)
+        self.assertEqual(st1.pzxid, st0.pzxid)  # data changes do not move pzxid
+        self.assertGreaterEqual(st1.mtime, st0.mtime)
+        kid = self.zk.create(p + "/k", include_data=True)[1]
+        st2 = self.zk.exists(p)
+        self.assertEqual((st2.cversion, st2.numChildren, st2.version), (1, 1, 1))
+        self.assertEqual(st2.pzxid, kid.czxid)
+        self.assertEqual(st2.mzxid, st1.mzxid)  # child changes do not move mzxid
+        self.zk.delete(p + "/k")
+        st3 = self.zk.exists(p)
+        self.assertEqual((st3.cversion, st3.numChildren), (2, 0))
+        self.assertGreater(st3.pzxid, kid.czxid)
+        root = self.zk.exists("/")
+        self.assertEqual(root.ephemeralOwner, 0)
+        self.assertIn("zookeeper", self.zk.get_children("/"))
+
+
+if __name__ == "__main__":
+    harness.run_suite()
