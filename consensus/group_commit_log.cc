@@ -1,0 +1,163 @@
+#include "consensus/group_commit_log.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+namespace zkraft::consensus {
+
+GroupCommitLog::GroupCommitLog(std::unique_ptr<LogStorage> storage, GroupCommitOptions options)
+    : storage_(std::move(storage)), options_(options) {}
+
+GroupCommitLog::~GroupCommitLog() { stop(); }
+
+void GroupCommitLog::start() {
+  std::lock_guard lock(mu_);
+  if (started_ || stopped_) return;
+  started_ = true;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void GroupCommitLog::stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopped_) return;
+    stopping_ = true;
+    if (!started_) {
+      // Never started: run the queued work here so no callback is lost.
+      started_ = true;
+      thread_ = std::thread([this] { loop(); });
+    }
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard lock(mu_);
+  stopped_ = true;
+}
+
+void GroupCommitLog::submit(std::vector<Entry> entries, std::optional<HardState> hs, Callback on_durable) {
+  {
+    std::lock_guard lock(mu_);
+    if (!stopping_) {
+      queue_.push_back(Item{std::move(entries), hs, std::move(on_durable), nullptr});
+      if (started_) cv_.notify_one();
+      return;
+    }
+  }
+  if (on_durable) on_durable(Status::closed("group commit log is stopped"));
+}
+
+void GroupCommitLog::run(std::function<void(LogStorage&)> task) {
+  std::lock_guard lock(mu_);
+  if (stopping_) return;
+  queue_.push_back(Item{{}, std::nullopt, nullptr, std::move(task)});
+  if (started_) cv_.notify_one();
+}
+
+void GroupCommitLog::loop() {
+  std::vector<Item> group;
+  while (true) {
+    std::deque<Item> taken;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+      if (queue_.empty() && stopping_) return;
+      taken.swap(queue_);
+    }
+    // Everything that arrived while the previous group was being written is one new group;
+    // a task splits it, since it must observe the writes submitted before it.
+    for (Item& item : taken) {
+      if (item.task) {
+        commit_group(group);
+        item.task(*storage_);
+      } else {
+        group.push_back(std::move(item));
+      }
+    }
+    commit_group(group);
+  }
+}
+
+void GroupCommitLog::commit_group(std::vector<Item>& group) {
+  if (group.empty()) return;
+  // Merge the submissions into one contiguous run, as LogStorage::append would apply them one by
+  // one: a submission starting at or below the run's end replaces the run's suffix.
+  std::vector<Entry> merged;
+  std::vector<Status> results(group.size());
+  std::optional<HardState> hs;
+  Index last = storage_->last_index();
+  const Index floor = storage_->first_index();  // entries below are covered by a snapshot
+  uint64_t bytes = 0;
+  for (size_t g = 0; g < group.size(); ++g) {
+    Item& item = group[g];
+    std::vector<Entry>& es = item.entries;
+    bool ok = true;
+    for (size_t i = 1; i < es.size() && ok; ++i) ok = es[i].index == es[0].index + i;
+    if (!ok) {
+      results[g] = Status::invalid_argument("entries are not contiguous");
+      continue;
+    }
+    if (!es.empty() && es.back().index >= floor) {
+      Index start = std::max(es[0].index, floor);
+      if (start > last + 1) {
+        results[g] = Status::invalid_argument("append at index " + std::to_string(start) +
+                                              " leaves a gap after last index " + std::to_string(last));
+        continue;
+      }
+      // Drop the merged suffix this submission replaces.
+      while (!merged.empty() && merged.back().index >= start) {
+        bytes -= merged.back().data.size();
+        merged.pop_back();
+      }
+      for (Entry& e : es) {
+        if (e.index < start) continue;
+        bytes += e.data.size();
+        merged.push_back(std::move(e));
+      }
+      last = merged.back().index;
+    }
+    if (item.hs) hs = item.hs;
+  }
+
+  Status st = Status::ok();
+  if (!merged.empty() || hs) {
+    auto t0 = std::chrono::steady_clock::now();
+    st = storage_->append(merged, hs ? &*hs : nullptr, options_.sync);
+    auto micros = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+    groups_.fetch_add(1, std::memory_order_relaxed);
+    if (options_.sync) {
+      fsyncs_.fetch_add(1, std::memory_order_relaxed);
+      fsync_total_.fetch_add(micros, std::memory_order_relaxed);
+      fsync_last_.store(micros, std::memory_order_relaxed);
+      if (micros > fsync_max_.load(std::memory_order_relaxed)) fsync_max_.store(micros, std::memory_order_relaxed);
+    }
+    if (st.is_ok()) {
+      entries_.fetch_add(merged.size(), std::memory_order_relaxed);
+      bytes_.fetch_add(bytes, std::memory_order_relaxed);
+    } else {
+      spdlog::error("group commit: write of {} entries failed: {}", merged.size(), st.to_string());
+    }
+  }
+  for (size_t g = 0; g < group.size(); ++g) {
+    Status r = results[g].is_ok() ? st : results[g];
+    submissions_.fetch_add(1, std::memory_order_relaxed);
+    if (group[g].on_durable) group[g].on_durable(std::move(r));
+  }
+  group.clear();
+}
+
+GroupCommitStats GroupCommitLog::stats() const {
+  GroupCommitStats s;
+  s.submissions = submissions_.load(std::memory_order_relaxed);
+  s.groups = groups_.load(std::memory_order_relaxed);
+  s.fsyncs = fsyncs_.load(std::memory_order_relaxed);
+  s.entries = entries_.load(std::memory_order_relaxed);
+  s.bytes = bytes_.load(std::memory_order_relaxed);
+  s.fsync_micros_total = fsync_total_.load(std::memory_order_relaxed);
+  s.fsync_micros_max = fsync_max_.load(std::memory_order_relaxed);
+  s.fsync_micros_last = fsync_last_.load(std::memory_order_relaxed);
+  return s;
+}
+
+}  // namespace zkraft::consensus

@@ -1,0 +1,112 @@
+#pragma once
+// GroupCommitLog: owns a LogStorage and the one storage thread that writes it, batching fsyncs.
+//
+// Callers on any thread submit() entries and/or a hard state with a completion callback. The
+// storage thread takes everything queued while its previous write+fsync ran, writes it as ONE
+// LevelDB WriteBatch with sync=true, then runs the callbacks of that group in submission order.
+// So under load one fsync serves many submissions, and with a single submitter nothing waits for
+// a timer.
+//
+// Threads and callbacks:
+//   - on_durable callbacks run ON THE STORAGE THREAD, in submission order, after the write holding
+//     their data returned. They must be quick and must not block on the storage thread (e.g. call
+//     submit() and wait); post to your own executor instead.
+//   - run() tasks also execute on the storage thread, ordered with submissions (everything
+//     submitted before a task is durable before it runs): use them for save_snapshot / compact.
+//   - storage() may be used directly before start() and after stop(); while running, only its
+//     read methods (which are thread-safe) may be called from other threads.
+//
+// A submission whose entries do not fit the log (a gap, non-contiguous) fails alone with
+// kInvalidArgument; later submissions in the same group still commit. An I/O error fails every
+// submission of its group.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "consensus/log_storage.h"
+#include "consensus/status.h"
+#include "consensus/types.h"
+
+namespace zkraft::consensus {
+
+struct GroupCommitOptions {
+  // fsync every group (false only for benchmarks/tests, like ZooKeeper's forceSync=no).
+  bool sync = true;
+};
+
+// Monotonic counters, readable from any thread (metrics: zk_fsynctime etc.).
+struct GroupCommitStats {
+  uint64_t submissions = 0;    // submit() calls completed
+  uint64_t groups = 0;         // write batches issued (== fsyncs when options.sync)
+  uint64_t fsyncs = 0;         // synced writes
+  uint64_t entries = 0;        // entries written
+  uint64_t bytes = 0;          // entry data bytes written
+  uint64_t fsync_micros_total = 0;
+  uint64_t fsync_micros_max = 0;
+  uint64_t fsync_micros_last = 0;
+};
+
+class GroupCommitLog {
+ public:
+  using Callback = std::function<void(Status)>;
+
+  explicit GroupCommitLog(std::unique_ptr<LogStorage> storage, GroupCommitOptions options = {});
+  // Stops the thread after finishing everything already submitted.
+  ~GroupCommitLog();
+  GroupCommitLog(const GroupCommitLog&) = delete;
+  GroupCommitLog& operator=(const GroupCommitLog&) = delete;
+
+  // Starts the storage thread. Submissions made before start() wait until then.
+  void start();
+  // Finishes all queued work, then joins the thread. Idempotent. Submissions after stop() get
+  // kClosed, their callback running on the calling thread.
+  void stop();
+
+  // Queues entries (contiguous; may start at or below the last queued index to replace a suffix)
+  // and an optional hard state. on_durable(ok) runs once they are on disk.
+  void submit(std::vector<Entry> entries, std::optional<HardState> hs, Callback on_durable);
+
+  // Runs task(storage) on the storage thread after everything submitted before it is durable.
+  void run(std::function<void(LogStorage&)> task);
+
+  LogStorage& storage() { return *storage_; }
+  const LogStorage& storage() const { return *storage_; }
+
+  GroupCommitStats stats() const;
+
+ private:
+  struct Item {
+    std::vector<Entry> entries;
+    std::optional<HardState> hs;
+    Callback on_durable;
+    std::function<void(LogStorage&)> task;  // set for run() items
+  };
+
+  void loop();
+  // Writes one group of submissions (no tasks) with a single write, then runs their callbacks.
+  void commit_group(std::vector<Item>& group);
+
+  std::unique_ptr<LogStorage> storage_;
+  GroupCommitOptions options_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Item> queue_;
+  bool started_ = false;
+  bool stopping_ = false;
+  bool stopped_ = false;
+  std::thread thread_;
+
+  std::atomic<uint64_t> submissions_{0}, groups_{0}, fsyncs_{0}, entries_{0}, bytes_{0};
+  std::atomic<uint64_t> fsync_total_{0}, fsync_max_{0}, fsync_last_{0};
+};
+
+}  // namespace zkraft::consensus

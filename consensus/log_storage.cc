@@ -1,0 +1,460 @@
+#include "consensus/log_storage.h"
+
+#include <leveldb/cache.h>
+#include <leveldb/db.h>
+#include <leveldb/env.h>
+#include <leveldb/write_batch.h>
+#include <spdlog/spdlog.h>
+
+#include <mutex>
+
+#include "consensus/storage_crc32c.h"
+
+namespace zkraft::consensus {
+
+using namespace storage;  // NOLINT: the codec is this file's vocabulary
+
+namespace {
+
+// Snapshot chunks are written in several unsynced batches of about this size before the synced
+// batch that publishes them, so a large snapshot never needs one huge WriteBatch.
+constexpr size_t kSnapshotBatchBytes = 8 << 20;
+
+std::string describe(const leveldb::Status& s) { return s.ToString(); }
+
+}  // namespace
+
+LogStorage::LogStorage(std::string dir, const StorageOptions& options)
+    : dir_(std::move(dir)), options_(options) {}
+
+LogStorage::~LogStorage() = default;
+
+std::unique_ptr<LogStorage> LogStorage::open(const std::string& dir, const StorageOptions& options,
+                                             std::string* error) {
+  std::unique_ptr<LogStorage> st(new LogStorage(dir, options));
+  leveldb::Options lo;
+  lo.create_if_missing = options.create_if_missing;
+  // A torn LevelDB log tail must not stop start-up: LevelDB drops the damaged record and our own
+  // per-entry checksums and contiguity scan decide what is really corrupt.
+  lo.paranoid_checks = false;
+  lo.write_buffer_size = options.write_buffer_size;
+  if (options.env != nullptr) lo.env = options.env;
+  if (options.block_cache_bytes > 0) {
+    st->block_cache_.reset(leveldb::NewLRUCache(options.block_cache_bytes));
+    lo.block_cache = st->block_cache_.get();
+  }
+  leveldb::DB* db = nullptr;
+  leveldb::Status s = leveldb::DB::Open(lo, dir, &db);
+  if (!s.ok()) {
+    if (error) *error = "cannot open log storage in " + dir + ": " + describe(s);
+    return nullptr;
+  }
+  st->db_.reset(db);
+  Status r = st->recover();
+  if (!r.is_ok()) {
+    if (error) *error = "log storage in " + dir + ": " + r.message();
+    return nullptr;
+  }
+  return st;
+}
+
+Status LogStorage::write(leveldb::WriteBatch* batch, bool sync) {
+  leveldb::WriteOptions wo;
+  wo.sync = sync;
+  leveldb::Status s = db_->Write(wo, batch);
+  if (!s.ok()) return Status::io_error("write to " + dir_ + " failed: " + describe(s));
+  return Status::ok();
+}
+
+Status LogStorage::recover() {
+  leveldb::ReadOptions ro;
+  std::string value;
+
+  // Format marker: a fresh database gets one; anything else must already carry ours.
+  leveldb::Status s = db_->Get(ro, leveldb::Slice(kFormatKey.data(), kFormatKey.size()), &value);
+  if (s.IsNotFound()) {
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro));
+    it->SeekToFirst();
+    if (it->Valid()) return Status::corruption("database has data but no zkraft format marker");
+    leveldb::WriteBatch b;
+    b.Put(leveldb::Slice(kFormatKey.data(), kFormatKey.size()),
+          leveldb::Slice(kFormatV1.data(), kFormatV1.size()));
+    Status w = write(&b, true);
+    if (!w.is_ok()) return w;
+  } else if (!s.ok()) {
+    return Status::io_error("reading format marker: " + describe(s));
+  } else if (value != kFormatV1) {
+    return Status::corruption("unknown log format '" + value + "'");
+  }
+
+  auto read_record = [&](std::string_view key, std::string* out) -> Status {
+    leveldb::Status rs = db_->Get(ro, leveldb::Slice(key.data(), key.size()), out);
+    if (rs.IsNotFound()) return Status::unavailable("");
+    if (!rs.ok()) return Status::io_error(describe(rs));
+    return Status::ok();
+  };
+
+  Status r = read_record(kHardStateKey, &value);
+  if (r.is_ok()) {
+    if (!decode_hard_state(value, &hard_state_)) return Status::corruption("hard state record is corrupt");
+  } else if (r.code() != Status::Code::kUnavailable) {
+    return r;
+  }
+
+  FirstIndexMarker marker;
+  r = read_record(kFirstIndexKey, &value);
+  if (r.is_ok()) {
+    if (!decode_first_index(value, &marker)) return Status::corruption("first-index marker is corrupt");
+  } else if (r.code() != Status::Code::kUnavailable) {
+    return r;
+  }
+
+  r = read_record(kSnapshotMetaKey, &value);
+  if (r.is_ok()) {
+    SnapshotRecord rec;
+    if (!decode_snapshot_record(value, &rec)) return Status::corruption("snapshot metadata is corrupt");
+    snapshot_ = rec;
+  } else if (r.code() != Status::Code::kUnavailable) {
+    return r;
+  }
+
+  leveldb::WriteBatch cleanup;
+  bool need_cleanup = false;
+
+  // Snapshot chunks of any generation but the published one are leftovers of a save that crashed
+  // before publishing, or of an old snapshot whose deletion was lost.
+  {
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro));
+    uint64_t max_gen = snapshot_ ? snapshot_->generation : 0;
+    for (it->Seek(std::string(1, kSnapshotChunkPrefix)); it->Valid(); it->Next()) {
+      leveldb::Slice k = it->key();
+      if (k.empty() || k[0] != kSnapshotChunkPrefix) break;
+      auto gen = parse_snapshot_chunk_generation(std::string_view(k.data(), k.size()));
+      if (gen) max_gen = std::max(max_gen, *gen);
+      if (!gen || !snapshot_ || *gen != snapshot_->generation) {
+        cleanup.Delete(k);
+        need_cleanup = true;
+      }
+    }
+    next_snapshot_generation_ = max_gen + 1;
+  }
+
+  // Scan every entry from the first kept index: contiguous, checksummed, terms never decreasing.
+  Index expected = marker.first_index;
+  Term last_term = marker.prev_term;
+  std::optional<Index> damaged_from;  // first index of a damaged run after the last good entry
+  std::string damage;
+  size_t damaged_records = 0;
+  {
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro));
+    for (it->Seek(entry_key(marker.first_index)); it->Valid(); it->Next()) {
+      leveldb::Slice k = it->key();
+      if (k.empty() || k[0] != kEntryPrefix) break;
+      std::string_view key(k.data(), k.size());
+      std::string_view val(it->value().data(), it->value().size());
+      auto idx = parse_entry_key(key);
+      Term t = 0;
+      bool good = idx && decode_entry_term(*idx, val, &t);
+      if (good && !damaged_from && *idx == expected) {
+        if (t < last_term) {
+          return Status::corruption("log entry " + std::to_string(*idx) + " has term " +
+                                    std::to_string(t) + " below the previous entry's term " +
+                                    std::to_string(last_term));
+        }
+        last_term = t;
+        ++expected;
+        continue;
+      }
+      if (good) {
+        // A good entry after a damaged or missing one: this is not a torn write but lost data.
+        Index bad = damaged_from ? *damaged_from : expected;
+        std::string why = damaged_from ? damage : "missing";
+        return Status::corruption("log entry at index " + std::to_string(bad) + " is " + why +
+                                  " but entry " + std::to_string(*idx) +
+                                  " after it is intact; refusing to start");
+      }
+      if (!damaged_from) {
+        damaged_from = expected;
+        damage = idx ? (*idx == expected ? "damaged (checksum mismatch or unparseable)"
+                                         : "missing")
+                     : "damaged (malformed key)";
+      }
+      cleanup.Delete(k);
+      need_cleanup = true;
+      ++damaged_records;
+    }
+  }
+  if (damaged_from) {
+    spdlog::warn("log storage {}: truncating damaged log tail from index {} ({} record(s), first "
+                 "one {}); keeping entries {}..{}",
+                 dir_, *damaged_from, damaged_records, damage, marker.first_index, expected - 1);
+  }
+  if (need_cleanup) {
+    Status w = write(&cleanup, true);
+    if (!w.is_ok()) return w;
+  }
+
+  first_index_.store(marker.first_index, std::memory_order_release);
+  last_index_.store(expected - 1, std::memory_order_release);
+  prev_term_ = marker.prev_term;
+
+  Index known = std::max<Index>(expected - 1, snapshot_ ? snapshot_->meta.index : 0);
+  if (hard_state_.commit > known) {
+    spdlog::error("log storage {}: hard state commit index {} is beyond the last stored entry {}",
+                  dir_, hard_state_.commit, known);
+  }
+  return Status::ok();
+}
+
+Status LogStorage::append(const std::vector<Entry>& entries, const HardState* hs, bool sync) {
+  for (size_t i = 1; i < entries.size(); ++i) {
+    if (entries[i].index != entries[0].index + i) {
+      return Status::invalid_argument("entries are not contiguous at position " + std::to_string(i));
+    }
+  }
+  const Index first = first_index();
+  const Index last = last_index();
+  size_t skip = 0;
+  if (!entries.empty() && entries[0].index < first) {
+    // Already covered by the snapshot (Raft can resend committed entries).
+    skip = std::min<size_t>(entries.size(), first - entries[0].index);
+  }
+  leveldb::WriteBatch batch;
+  Index new_last = last;
+  if (skip < entries.size()) {
+    const Index start = entries[skip].index;
+    if (start > last + 1) {
+      return Status::invalid_argument("append at index " + std::to_string(start) +
+                                      " leaves a gap after last index " + std::to_string(last));
+    }
+    for (size_t i = skip; i < entries.size(); ++i) {
+      batch.Put(entry_key(entries[i].index), encode_entry_value(entries[i]));
+    }
+    new_last = entries.back().index;
+    // Conflict truncation: the old suffix beyond the new last entry goes in the same batch.
+    for (Index i = new_last + 1; i <= last; ++i) batch.Delete(entry_key(i));
+  }
+  if (hs != nullptr) batch.Put(leveldb::Slice(kHardStateKey.data(), kHardStateKey.size()), encode_hard_state(*hs));
+  if (batch.ApproximateSize() <= leveldb::WriteBatch().ApproximateSize()) return Status::ok();
+  Status s = write(&batch, sync);
+  if (!s.is_ok()) return s;
+  std::unique_lock lock(meta_mu_);
+  last_index_.store(new_last, std::memory_order_release);
+  if (hs != nullptr) hard_state_ = *hs;
+  return Status::ok();
+}
+
+Status LogStorage::term(Index index, Term* out) const {
+  Index first, last;
+  {
+    std::shared_lock lock(meta_mu_);
+    first = first_index();
+    last = last_index();
+    if (index + 1 == first) {
+      *out = prev_term_;
+      return Status::ok();
+    }
+  }
+  if (index < first) return Status::compacted("index " + std::to_string(index) + " is compacted");
+  if (index > last) return Status::unavailable("index " + std::to_string(index) + " is beyond the log");
+  std::string value;
+  leveldb::Status s = db_->Get(leveldb::ReadOptions(), entry_key(index), &value);
+  if (s.IsNotFound()) {
+    // Raced with a compaction or truncation on the storage thread.
+    if (index < first_index()) return Status::compacted("index " + std::to_string(index) + " is compacted");
+    return Status::unavailable("index " + std::to_string(index) + " is beyond the log");
+  }
+  if (!s.ok()) return Status::io_error(describe(s));
+  if (!decode_entry_term(index, value, out)) {
+    return Status::corruption("log entry " + std::to_string(index) + " in " + dir_ + " is corrupt");
+  }
+  return Status::ok();
+}
+
+Status LogStorage::entries(Index lo, Index hi, uint64_t max_bytes, std::vector<Entry>* out) const {
+  if (lo > hi) return Status::invalid_argument("entries: lo > hi");
+  if (lo == hi) return Status::ok();
+  if (lo < first_index()) return Status::compacted("index " + std::to_string(lo) + " is compacted");
+  if (hi > last_index() + 1) {
+    return Status::unavailable("index " + std::to_string(hi - 1) + " is beyond the log");
+  }
+  leveldb::ReadOptions ro;
+  const leveldb::Snapshot* snap = db_->GetSnapshot();
+  ro.snapshot = snap;
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro));
+  Status result = Status::ok();
+  uint64_t bytes = 0;
+  size_t added = 0;
+  it->Seek(entry_key(lo));
+  for (Index i = lo; i < hi; ++i, it->Next()) {
+    if (!it->Valid() || parse_entry_key(std::string_view(it->key().data(), it->key().size())) != i) {
+      result = i < first_index() ? Status::compacted("index " + std::to_string(i) + " is compacted")
+                                 : Status::unavailable("index " + std::to_string(i) + " is gone");
+      break;
+    }
+    Entry e;
+    if (!decode_entry_value(i, std::string_view(it->value().data(), it->value().size()), &e)) {
+      result = Status::corruption("log entry " + std::to_string(i) + " in " + dir_ + " is corrupt");
+      break;
+    }
+    if (added > 0 && bytes + e.data.size() > max_bytes) break;
+    bytes += e.data.size();
+    out->push_back(std::move(e));
+    ++added;
+  }
+  it.reset();
+  db_->ReleaseSnapshot(snap);
+  return result;
+}
+
+HardState LogStorage::hard_state() const {
+  std::shared_lock lock(meta_mu_);
+  return hard_state_;
+}
+
+std::optional<SnapshotMeta> LogStorage::snapshot_meta() const {
+  std::shared_lock lock(meta_mu_);
+  if (!snapshot_) return std::nullopt;
+  return snapshot_->meta;
+}
+
+Status LogStorage::save_snapshot(const SnapshotMeta& meta, const std::string& data) {
+  std::optional<SnapshotRecord> old;
+  {
+    std::shared_lock lock(meta_mu_);
+    old = snapshot_;
+  }
+  if (old && meta.index < old->meta.index) {
+    return Status::error(Status::Code::kSnapshotOutOfDate,
+                         "snapshot at " + std::to_string(meta.index) + " is older than stored " +
+                             std::to_string(old->meta.index));
+  }
+  if (meta.index + 1 < first_index()) {
+    return Status::error(Status::Code::kSnapshotOutOfDate,
+                         "snapshot at " + std::to_string(meta.index) + " is below the log start " +
+                             std::to_string(first_index()));
+  }
+
+  SnapshotRecord rec;
+  rec.meta = meta;
+  rec.generation = next_snapshot_generation_++;
+  rec.data_size = data.size();
+  rec.data_crc = crc32c(data);
+  const size_t chunk = std::max<size_t>(options_.snapshot_chunk_bytes, 1);
+  rec.chunk_count = (data.size() + chunk - 1) / chunk;
+
+  // Chunks first, unsynced: they are invisible until the record below points at them.
+  leveldb::WriteBatch batch;
+  size_t pending = 0;
+  for (uint64_t n = 0; n < rec.chunk_count; ++n) {
+    size_t off = n * chunk;
+    size_t len = std::min(chunk, data.size() - off);
+    batch.Put(snapshot_chunk_key(rec.generation, n), leveldb::Slice(data.data() + off, len));
+    pending += len;
+    if (pending >= kSnapshotBatchBytes) {
+      Status s = write(&batch, false);
+      if (!s.is_ok()) return s;
+      batch.Clear();
+      pending = 0;
+    }
+  }
+
+  Term t = 0;
+  const bool keep_log = term(meta.index, &t).is_ok() && t == meta.term;
+  const Index first = first_index();
+  const Index last = last_index();
+  if (!keep_log) {
+    for (Index i = first; i <= last; ++i) batch.Delete(entry_key(i));
+    batch.Put(leveldb::Slice(kFirstIndexKey.data(), kFirstIndexKey.size()),
+              encode_first_index(FirstIndexMarker{meta.index + 1, meta.term}));
+  }
+  batch.Put(leveldb::Slice(kSnapshotMetaKey.data(), kSnapshotMetaKey.size()), encode_snapshot_record(rec));
+  Status s = write(&batch, true);
+  if (!s.is_ok()) return s;
+  {
+    std::unique_lock lock(meta_mu_);
+    snapshot_ = rec;
+    if (!keep_log) {
+      first_index_.store(meta.index + 1, std::memory_order_release);
+      last_index_.store(meta.index, std::memory_order_release);
+      prev_term_ = meta.term;
+    }
+  }
+
+  // The old generation is unreachable now; deleting it may be lost in a crash (open() sweeps it).
+  if (old) {
+    leveldb::WriteBatch del;
+    for (uint64_t n = 0; n < old->chunk_count; ++n) del.Delete(snapshot_chunk_key(old->generation, n));
+    Status d = write(&del, false);
+    if (!d.is_ok()) spdlog::warn("log storage {}: dropping old snapshot chunks: {}", dir_, d.to_string());
+  }
+  return Status::ok();
+}
+
+Status LogStorage::load_snapshot(SnapshotMeta* meta, std::string* data) const {
+  std::optional<SnapshotRecord> rec;
+  const leveldb::Snapshot* snap = nullptr;
+  {
+    // Taking the LevelDB snapshot under the lock pins this record's chunks: a newer save deletes
+    // the old chunks only after it has swapped the record under the exclusive lock.
+    std::shared_lock lock(meta_mu_);
+    rec = snapshot_;
+    if (rec) snap = db_->GetSnapshot();
+  }
+  if (!rec) return Status::unavailable("no snapshot stored");
+  leveldb::ReadOptions ro;
+  ro.snapshot = snap;
+  std::string out;
+  out.reserve(rec->data_size);
+  Status result = Status::ok();
+  std::string chunk;
+  for (uint64_t n = 0; n < rec->chunk_count; ++n) {
+    leveldb::Status s = db_->Get(ro, snapshot_chunk_key(rec->generation, n), &chunk);
+    if (!s.ok()) {
+      result = s.IsNotFound() ? Status::corruption("snapshot chunk " + std::to_string(n) + " is missing")
+                              : Status::io_error(describe(s));
+      break;
+    }
+    out.append(chunk);
+  }
+  db_->ReleaseSnapshot(snap);
+  if (!result.is_ok()) return result;
+  if (out.size() != rec->data_size || crc32c(out) != rec->data_crc) {
+    return Status::corruption("snapshot at index " + std::to_string(rec->meta.index) + " in " + dir_ +
+                              " fails its checksum");
+  }
+  *meta = rec->meta;
+  *data = std::move(out);
+  return Status::ok();
+}
+
+Status LogStorage::compact(Index through) {
+  const Index first = first_index();
+  if (through < first) return Status::ok();  // already compacted
+  {
+    std::shared_lock lock(meta_mu_);
+    if (!snapshot_ || through > snapshot_->meta.index) {
+      return Status::invalid_argument("compact through " + std::to_string(through) +
+                                      " is not covered by a snapshot");
+    }
+  }
+  if (through > last_index()) {
+    return Status::invalid_argument("compact through " + std::to_string(through) +
+                                    " is beyond the last index " + std::to_string(last_index()));
+  }
+  Term t = 0;
+  Status s = term(through, &t);
+  if (!s.is_ok()) return s;
+  leveldb::WriteBatch batch;
+  for (Index i = first; i <= through; ++i) batch.Delete(entry_key(i));
+  batch.Put(leveldb::Slice(kFirstIndexKey.data(), kFirstIndexKey.size()),
+            encode_first_index(FirstIndexMarker{through + 1, t}));
+  s = write(&batch, false);
+  if (!s.is_ok()) return s;
+  std::unique_lock lock(meta_mu_);
+  first_index_.store(through + 1, std::memory_order_release);
+  prev_term_ = t;
+  return Status::ok();
+}
+
+}  // namespace zkraft::consensus

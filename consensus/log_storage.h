@@ -1,0 +1,116 @@
+#pragma once
+// LogStorage: the durable Raft log, hard state and latest snapshot of one server, in LevelDB.
+//
+// Layout: see storage_codec.h. Snapshot data lives in the same LevelDB as 1 MB chunks (so a
+// snapshot and its metadata become visible atomically, with one fsync).
+//
+// Invariants (hold after open() and after every call that returned ok):
+//   - entries first_index()..last_index() are all present, contiguous and checksummed;
+//     an empty log has last_index() == first_index() - 1;
+//   - term(first_index() - 1) is known (0 for a fresh log, else from the compaction marker or the
+//     snapshot), so Raft's prev-log check works right after compaction;
+//   - a snapshot, if stored, covers index >= first_index() - 1.
+//
+// Threads: writes (append, save_snapshot, compact) must come from one thread at a time (the storage
+// thread). Reads (first_index, last_index, term, entries, hard_state, snapshot_meta, load_snapshot)
+// may run on any thread concurrently with that writer: each read sees either the state before or
+// after a concurrent write; entries() reads from one LevelDB snapshot and so never mixes the two.
+//
+// Recovery on open(): all stored entries are scanned and checksummed. A damaged tail (bad entries
+// after the last good one, nothing good after them) is truncated with a warning; a damaged or
+// missing entry followed by a good one is corruption and open() fails naming the index.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "consensus/status.h"
+#include "consensus/storage_codec.h"
+#include "consensus/storage_options.h"
+#include "consensus/types.h"
+
+namespace leveldb {
+class Cache;
+class DB;
+class WriteBatch;
+}  // namespace leveldb
+
+namespace zkraft::consensus {
+
+class LogStorage {
+ public:
+  // Opens (creating if allowed) the log in directory `dir` and recovers it. On failure returns
+  // nullptr and sets *error to a message naming the directory (and index, for corruption).
+  static std::unique_ptr<LogStorage> open(const std::string& dir, const StorageOptions& options,
+                                          std::string* error);
+  ~LogStorage();
+  LogStorage(const LogStorage&) = delete;
+  LogStorage& operator=(const LogStorage&) = delete;
+
+  // Writes `entries` (contiguous, ascending indexes) and, if given, the hard state in ONE LevelDB
+  // WriteBatch; with sync=true it is on disk when this returns ok. If entries[0].index <=
+  // last_index(), the existing suffix from entries[0].index on is replaced (Raft's conflict
+  // truncation). Entries at or below first_index() - 1 are already covered by a snapshot and are
+  // skipped. entries[0].index > last_index() + 1 (a gap) is kInvalidArgument.
+  Status append(const std::vector<Entry>& entries, const HardState* hs, bool sync);
+
+  Index first_index() const { return first_index_.load(std::memory_order_acquire); }
+  Index last_index() const { return last_index_.load(std::memory_order_acquire); }
+
+  // Term of entry `index`, for first_index()-1 <= index <= last_index().
+  // kCompacted below that range, kUnavailable above it, kCorruption on a bad stored value.
+  Status term(Index index, Term* out) const;
+
+  // Entries [lo, hi) appended to *out, stopping once their data exceeds max_bytes (at least one
+  // entry is always returned when lo < hi). kCompacted if lo < first_index(), kUnavailable if
+  // hi > last_index() + 1.
+  Status entries(Index lo, Index hi, uint64_t max_bytes, std::vector<Entry>* out) const;
+
+  HardState hard_state() const;
+
+  // The stored snapshot's metadata, or nullopt if none has been saved.
+  std::optional<SnapshotMeta> snapshot_meta() const;
+
+  // Stores a snapshot durably (sync). If the log holds entry meta.index with term meta.term, the
+  // log is kept (compact() it later); otherwise the whole log is discarded and the log restarts at
+  // meta.index + 1 (a follower installing the leader's snapshot). kSnapshotOutOfDate if
+  // meta.index is below the stored snapshot's index.
+  Status save_snapshot(const SnapshotMeta& meta, const std::string& data);
+
+  // Loads the stored snapshot; kUnavailable if there is none; kCorruption if its data checksum
+  // fails.
+  Status load_snapshot(SnapshotMeta* meta, std::string* data) const;
+
+  // Drops entries <= through. Precondition: a stored snapshot covers `through`
+  // (through <= snapshot index) and through <= last_index(). Not synced (losing a compaction in a
+  // crash only leaves extra entries).
+  Status compact(Index through);
+
+  const std::string& dir() const { return dir_; }
+
+ private:
+  LogStorage(std::string dir, const StorageOptions& options);
+  Status recover();
+  Status write(leveldb::WriteBatch* batch, bool sync);
+
+  std::string dir_;
+  StorageOptions options_;
+  std::unique_ptr<leveldb::Cache> block_cache_;  // declared before db_: the DB uses it
+  std::unique_ptr<leveldb::DB> db_;
+
+  std::atomic<Index> first_index_{1};
+  std::atomic<Index> last_index_{0};
+  // Guards the small cached records below (not the entries, which LevelDB itself guards).
+  mutable std::shared_mutex meta_mu_;
+  Term prev_term_ = 0;  // term of entry first_index_ - 1
+  HardState hard_state_;
+  // The stored snapshot record (metadata + where its data chunks are), if any.
+  std::optional<storage::SnapshotRecord> snapshot_;
+  uint64_t next_snapshot_generation_ = 1;
+};
+
+}  // namespace zkraft::consensus

@@ -1,0 +1,78 @@
+#pragma once
+// The on-disk layout of LogStorage inside its LevelDB database: key names and value encodings.
+// Internal to consensus/ storage (tests and inspection tools may use it to read or damage a log).
+//
+// Keys (one prefix byte, then big-endian integers so LevelDB's bytewise order is numeric order):
+//   "v"                          format marker, value kFormatV1
+//   "e" + index(8)               a log entry
+//   "h"                          the hard state
+//   "f"                          the first-index marker: first index kept + term of the entry before
+//   "m"                          the snapshot metadata (points at its data generation)
+//   "s" + generation(8) + n(8)   chunk n of the snapshot data written as `generation`
+// Every value ends or starts with a CRC-32C, so a flipped or torn value is detected, not trusted.
+// An entry's CRC also covers its index, so a value stored under the wrong key is caught too.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "consensus/types.h"
+
+namespace zkraft::consensus::storage {
+
+inline constexpr char kEntryPrefix = 'e';
+inline constexpr char kSnapshotChunkPrefix = 's';
+inline constexpr std::string_view kFormatKey = "v";
+inline constexpr std::string_view kHardStateKey = "h";
+inline constexpr std::string_view kFirstIndexKey = "f";
+inline constexpr std::string_view kSnapshotMetaKey = "m";
+inline constexpr std::string_view kFormatV1 = "zkraft-log-v1";
+
+void put_u64(std::string& out, uint64_t v);
+void put_u32(std::string& out, uint32_t v);
+uint64_t get_u64(const char* p);
+uint32_t get_u32(const char* p);
+
+std::string entry_key(Index index);
+// The index in an entry key, or nullopt if `key` is not a well-formed entry key.
+std::optional<Index> parse_entry_key(std::string_view key);
+
+std::string snapshot_chunk_key(uint64_t generation, uint64_t chunk);
+// Prefix of every chunk of one generation (for range deletes).
+std::string snapshot_generation_prefix(uint64_t generation);
+// Parses a chunk key into its generation; nullopt if malformed.
+std::optional<uint64_t> parse_snapshot_chunk_generation(std::string_view key);
+
+// Entry value: crc32c(4, over index|rest) | term(8) | type(1) | data.
+std::string encode_entry_value(const Entry& e);
+// Fills `out` (including out.index = index) if the value is well formed and its CRC matches.
+bool decode_entry_value(Index index, std::string_view value, Entry* out);
+// Fast path for term(): the term only, still CRC-checked.
+bool decode_entry_term(Index index, std::string_view value, Term* out);
+
+// Hard state value: term(8) | vote(8) | commit(8) | crc32c(4).
+std::string encode_hard_state(const HardState& hs);
+bool decode_hard_state(std::string_view value, HardState* out);
+
+// First-index marker: first_index(8) | prev_term(8) | crc32c(4). prev_term is the term of entry
+// first_index - 1, which compaction deleted but Raft still needs for its consistency check.
+struct FirstIndexMarker {
+  Index first_index = 1;
+  Term prev_term = 0;
+};
+std::string encode_first_index(const FirstIndexMarker& m);
+bool decode_first_index(std::string_view value, FirstIndexMarker* out);
+
+// Snapshot record: the public metadata plus where and how big the data is.
+struct SnapshotRecord {
+  SnapshotMeta meta;
+  uint64_t generation = 0;   // chunk key namespace of the data
+  uint64_t data_size = 0;
+  uint64_t chunk_count = 0;
+  uint32_t data_crc = 0;     // crc32c of the whole data
+};
+std::string encode_snapshot_record(const SnapshotRecord& r);
+bool decode_snapshot_record(std::string_view value, SnapshotRecord* out);
+
+}  // namespace zkraft::consensus::storage
