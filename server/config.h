@@ -1,0 +1,105 @@
+#pragma once
+// Config: everything a zkraft server is told at start-up, with ZooKeeper's defaults.
+//
+// Two file formats fill it: our YAML (conf/standalone.yaml documents every key) and ZooKeeper's
+// zoo.cfg (key=value), so one zoo.cfg can start either Apache ZooKeeper or zkraft. Command-line
+// flags override the file. Every function here reports a problem as ONE line in *error, ready to
+// print as is, e.g. `config error: tickTime: not a positive integer "abc"`; the caller exits
+// non-zero. Nothing throws.
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zkraft::server {
+
+enum class PeerRole { kParticipant, kObserver };
+
+// One ensemble member (zoo.cfg `server.N=host:peer:election[:role][;[addr:]port]`).
+struct PeerConfig {
+  int64_t id = 0;
+  std::string host;
+  int32_t peer_port = 0;        // Raft traffic between servers
+  int32_t election_port = 0;    // accepted for zoo.cfg compatibility; Raft needs only peer_port
+  PeerRole role = PeerRole::kParticipant;
+  std::string client_address;   // empty: not given
+  int32_t client_port = 0;      // 0: not given
+  bool operator==(const PeerConfig&) const = default;
+};
+
+struct Config {
+  // Client listener. Port 0 = an ephemeral port chosen by the OS (tests). Our YAML default binds
+  // loopback; a zoo.cfg without clientPortAddress binds all interfaces, like ZooKeeper.
+  int32_t client_port = 2181;
+  std::string client_address = "127.0.0.1";
+
+  std::string data_dir;        // required: snapshots, Raft log, myid
+  std::string data_log_dir;    // accepted (zoo.cfg dataLogDir); empty = data_dir
+
+  int32_t tick_time_ms = 2000;
+  int32_t min_session_timeout_ms = -1;  // -1: 2 * tick_time_ms
+  int32_t max_session_timeout_ms = -1;  // -1: 20 * tick_time_ms
+  int32_t init_limit = 10;              // ticks (ensemble)
+  int32_t sync_limit = 5;               // ticks (ensemble)
+
+  int32_t max_client_cnxns = 60;        // per client IP; 0 = unlimited
+  int32_t max_buffer = 0xfffff;         // jute.maxbuffer: largest frame / znode data
+  int32_t global_outstanding_limit = 1000;
+  int32_t max_outstanding_per_connection = 1000;
+  int32_t max_watches_per_connection = 0;  // distinct watched paths per connection; 0 = unlimited
+
+  // 4lw commands allowed on the client port. "*" allows all. ZooKeeper's default is srvr only.
+  std::set<std::string> four_letter_words{"srvr"};
+
+  int64_t server_id = 1;                // standalone default; ensembles: myid / server_id
+  int32_t admin_port = 8080;            // HTTP AdminServer; 0 = disabled
+  std::string admin_address = "127.0.0.1";  // zoo.cfg default: 0.0.0.0 (admin.serverAddress)
+
+  bool fsync = true;                    // zoo.cfg forceSync
+  int64_t snap_count = 100000;          // snapshot after about this many entries
+
+  std::vector<PeerConfig> servers;      // empty (or just this server) = standalone
+
+  std::string source_file;              // the file read, if any (for logs and `conf`)
+
+  int32_t min_session_timeout() const {
+    return min_session_timeout_ms > 0 ? min_session_timeout_ms : 2 * tick_time_ms;
+  }
+  int32_t max_session_timeout() const {
+    return max_session_timeout_ms > 0 ? max_session_timeout_ms : 20 * tick_time_ms;
+  }
+  bool standalone() const { return servers.size() <= 1; }
+  // This server's entry in `servers`, or nullptr.
+  const PeerConfig* self() const;
+  bool four_letter_word_allowed(std::string_view cmd) const {
+    return four_letter_words.count("*") != 0 || four_letter_words.count(std::string(cmd)) != 0;
+  }
+};
+
+// Parses our YAML format into cfg (only keys present change cfg). Unknown keys are errors.
+bool parse_yaml_config(std::string_view text, Config& cfg, std::string* error);
+
+// Parses a zoo.cfg into cfg. Sets zoo.cfg defaults first where they differ from ours
+// (client_address "0.0.0.0", admin_address "0.0.0.0"). Unknown keys are ignored (debug log).
+bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error);
+
+// Reads `path` and parses it as YAML if it ends in .yaml/.yml, as zoo.cfg if it ends in .cfg or
+// .properties, otherwise by content (a `key=value` line before any `key:` line means zoo.cfg).
+bool load_config_file(const std::string& path, Config& cfg, std::string* error);
+
+// If <data_dir>/myid exists, sets server_id from it (a positive integer, whitespace trimmed).
+bool read_myid(Config& cfg, std::string* error);
+
+// Range and consistency checks (ports, positive times, min <= max session timeout, unique peer
+// ids, this server present in an ensemble, data_dir given).
+bool validate_config(const Config& cfg, std::string* error);
+
+// The server's command line: --config FILE, then overrides --client-port, --client-address,
+// --data-dir, --tick-time, --server-id, --admin-port. Order of application: defaults, file,
+// overrides, myid (only if --server-id was not given), validate. --help / --version print to
+// stdout and exit(0).
+bool parse_command_line(int argc, char** argv, Config& cfg, std::string* error);
+
+}  // namespace zkraft::server
