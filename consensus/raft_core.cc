@@ -1,0 +1,975 @@
+#include "consensus/raft_core.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace zkraft::consensus {
+
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::kFollower: return "follower";
+    case Role::kPreCandidate: return "pre-candidate";
+    case Role::kCandidate: return "candidate";
+    case Role::kLeader: return "leader";
+  }
+  return "?";
+}
+
+const char* progress_state_name(ProgressState s) {
+  switch (s) {
+    case ProgressState::kProbe: return "probe";
+    case ProgressState::kReplicate: return "replicate";
+    case ProgressState::kSnapshot: return "snapshot";
+  }
+  return "?";
+}
+
+const char* raft_error_name(RaftError e) {
+  switch (e) {
+    case RaftError::kOk: return "ok";
+    case RaftError::kNotLeader: return "not leader";
+    case RaftError::kTransferInProgress: return "leadership transfer in progress";
+    case RaftError::kConfChangePending: return "membership change pending";
+    case RaftError::kInvalidConfChange: return "invalid membership change";
+    case RaftError::kInvalidArgument: return "invalid argument";
+  }
+  return "?";
+}
+
+namespace {
+bool is_response(MessageType t) {
+  return t == MessageType::kPreVoteResponse || t == MessageType::kVoteResponse ||
+         t == MessageType::kAppendResponse || t == MessageType::kHeartbeatResponse ||
+         t == MessageType::kSnapshotResponse || t == MessageType::kReadIndexResponse;
+}
+}  // namespace
+
+RaftCore::RaftCore(const RaftConfig& config, RecoveredState rec, RandomSource random)
+    : id_(config.id),
+      cfg_(config),
+      random_(std::move(random)),
+      log_(rec.snapshot.index, rec.snapshot.term, std::move(rec.entries)) {
+  assert(cfg_.election_ticks > cfg_.heartbeat_ticks && cfg_.heartbeat_ticks > 0);
+  term_ = rec.hard_state.term;
+  vote_ = rec.hard_state.vote;
+  commit_ = std::clamp(rec.hard_state.commit, rec.snapshot.index, log_.last_index());
+  applied_ = std::max(rec.applied, rec.snapshot.index);
+  applied_ = std::min(applied_, commit_);
+  snapshot_meta_ = rec.snapshot;
+  snapshot_data_ = std::move(rec.snapshot_data);
+  base_membership_ = rec.snapshot.index > 0 ? rec.snapshot.membership : cfg_.initial_membership;
+  refresh_membership();
+  prev_hard_state_ = hard_state();
+  become_follower(term_, 0);
+}
+
+// ---------------------------------------------------------------- membership
+
+Membership RaftCore::membership_through(Index index) const {
+  Membership m = base_membership_;
+  for (Index i = log_.first_index(); i <= std::min(index, log_.last_index()); ++i) {
+    const Entry& e = log_.at(i);
+    if (e.type != EntryType::kConfChange) continue;
+    if (auto cc = decode_conf_change(e.data)) apply_conf_change(m, *cc);
+  }
+  return m;
+}
+
+void RaftCore::refresh_membership() {
+  membership_ = membership_through(log_.last_index());
+  sync_progress_with_membership();
+}
+
+void RaftCore::sync_progress_with_membership() {
+  if (role_ != Role::kLeader) return;
+  for (auto it = progress_.begin(); it != progress_.end();) {
+    if (!is_voter(membership_, it->first) && !is_learner(membership_, it->first)) {
+      it = progress_.erase(it);
+    } else {
+      it->second.learner = is_learner(membership_, it->first);
+      ++it;
+    }
+  }
+  // Members present at election start silent (CheckQuorum must hear them); members added later
+  // get one CheckQuorum round of grace.
+  const bool added_later = !progress_.empty();
+  auto add = [&](NodeId id, bool learner) {
+    if (id == id_ || progress_.count(id)) return;
+    Progress p(cfg_.max_inflight_msgs);
+    p.next = log_.last_index() + 1;
+    p.learner = learner;
+    p.recent_active = added_later;
+    progress_.emplace(id, std::move(p));
+  };
+  for (NodeId v : membership_.voters) add(v, false);
+  for (NodeId l : membership_.learners) add(l, true);
+}
+
+bool RaftCore::promotable() const {
+  return is_voter(membership_, id_) && !pending_snapshot_.has_value();
+}
+
+// ---------------------------------------------------------------- role transitions
+
+void RaftCore::reset(Term term) {
+  if (term_ != term) {
+    term_ = term;
+    vote_ = 0;
+  }
+  lead_ = 0;
+  election_elapsed_ = 0;
+  heartbeat_elapsed_ = 0;
+  randomized_election_timeout_ =
+      cfg_.election_ticks + static_cast<int>(random_() % static_cast<uint64_t>(cfg_.election_ticks));
+  votes_.clear();
+  lead_transferee_ = 0;
+  reads_.clear();
+  reads_waiting_for_commit_.clear();
+  remote_reads_waiting_for_commit_.clear();
+  progress_.clear();
+}
+
+void RaftCore::become_follower(Term term, NodeId lead) {
+  reset(term);
+  role_ = Role::kFollower;
+  lead_ = lead;
+}
+
+void RaftCore::become_pre_candidate() {
+  // A pre-candidate changes neither term nor vote: it only asks whether it could win.
+  votes_.clear();
+  lead_ = 0;
+  role_ = Role::kPreCandidate;
+  election_elapsed_ = 0;
+  progress_.clear();
+}
+
+void RaftCore::become_candidate() {
+  reset(term_ + 1);
+  vote_ = id_;
+  role_ = Role::kCandidate;
+}
+
+void RaftCore::become_leader() {
+  reset(term_);
+  role_ = Role::kLeader;
+  lead_ = id_;
+  sync_progress_with_membership();
+  // Conservatively forbid membership changes until the no-op below (and with it everything
+  // before it) is committed: the single-server change rule needs a committed entry of this term.
+  Entry noop;
+  noop.term = term_;
+  noop.index = log_.last_index() + 1;
+  log_.append(std::move(noop));
+  pending_conf_index_ = log_.last_index();
+  broadcast_append();
+  if (maybe_commit()) after_commit_advanced();
+}
+
+void RaftCore::campaign(CampaignKind kind) {
+  Term vote_term;
+  MessageType type;
+  if (kind == CampaignKind::kPreElection) {
+    become_pre_candidate();
+    vote_term = term_ + 1;
+    type = MessageType::kPreVote;
+  } else {
+    become_candidate();
+    vote_term = term_;
+    type = MessageType::kVote;
+  }
+  votes_[id_] = true;
+  if (std::count_if(votes_.begin(), votes_.end(), [](auto& v) { return v.second; }) >=
+      static_cast<long>(quorum())) {
+    if (kind == CampaignKind::kPreElection) {
+      campaign(CampaignKind::kElection);
+    } else {
+      become_leader();
+    }
+    return;
+  }
+  for (NodeId v : membership_.voters) {
+    if (v == id_) continue;
+    Message m;
+    m.type = type;
+    m.to = v;
+    m.term = vote_term;
+    m.index = log_.last_index();
+    m.log_term = log_.last_term();
+    m.context = kind == CampaignKind::kTransfer ? 1 : 0;
+    send(std::move(m));
+  }
+}
+
+// ---------------------------------------------------------------- ticks
+
+void RaftCore::tick() {
+  if (role_ == Role::kLeader) {
+    tick_heartbeat();
+  } else {
+    tick_election();
+  }
+}
+
+void RaftCore::tick_election() {
+  ++election_elapsed_;
+  if (promotable() && election_elapsed_ >= randomized_election_timeout_) {
+    election_elapsed_ = 0;
+    campaign(cfg_.pre_vote ? CampaignKind::kPreElection : CampaignKind::kElection);
+  }
+}
+
+void RaftCore::tick_heartbeat() {
+  ++heartbeat_elapsed_;
+  ++election_elapsed_;
+  if (election_elapsed_ >= cfg_.election_ticks) {
+    election_elapsed_ = 0;
+    if (cfg_.check_quorum) {
+      if (!quorum_active()) {
+        become_follower(term_, 0);
+        return;
+      }
+    }
+    // A transfer that did not finish within an election timeout is abandoned.
+    lead_transferee_ = 0;
+  }
+  if (heartbeat_elapsed_ >= cfg_.heartbeat_ticks) {
+    heartbeat_elapsed_ = 0;
+    broadcast_heartbeat(reads_.last_round());
+  }
+}
+
+bool RaftCore::quorum_active() {
+  size_t active = is_voter(membership_, id_) ? 1 : 0;
+  for (auto& [id, pr] : progress_) {
+    if (!pr.learner && pr.recent_active) ++active;
+    pr.recent_active = false;
+  }
+  return active >= quorum();
+}
+
+bool RaftCore::in_lease() const {
+  return cfg_.check_quorum && lead_ != 0 && election_elapsed_ < cfg_.election_ticks;
+}
+
+void RaftCore::broken_leader_connection() {
+  if (role_ != Role::kFollower || !promotable()) return;
+  campaign(cfg_.pre_vote ? CampaignKind::kPreElection : CampaignKind::kElection);
+}
+
+// ---------------------------------------------------------------- step
+
+void RaftCore::step(const Message& m) {
+  if (m.to != id_ || m.from == id_ || m.from == 0) return;
+  const bool vote_request = m.type == MessageType::kVote || m.type == MessageType::kPreVote;
+
+  if (m.term > term_) {
+    if (vote_request) {
+      // Lease: while we hear from a leader, refuse to help depose it (unless the leader itself
+      // asked for the election by a transfer).
+      if (m.context != 1 && in_lease()) return;
+    }
+    if (m.type == MessageType::kPreVote) {
+      // never changes our term
+    } else if (m.type == MessageType::kPreVoteResponse && !m.reject) {
+      // a pre-vote granted for the term we would campaign in
+    } else if (m.type == MessageType::kAppend || m.type == MessageType::kHeartbeat ||
+               m.type == MessageType::kSnapshot) {
+      become_follower(m.term, m.from);
+    } else {
+      become_follower(m.term, 0);
+    }
+  } else if (m.term < term_) {
+    if ((cfg_.check_quorum || cfg_.pre_vote) &&
+        (m.type == MessageType::kHeartbeat || m.type == MessageType::kAppend)) {
+      // A stale leader (e.g. after a partition healed): tell it our term so it steps down.
+      Message r;
+      r.type = MessageType::kAppendResponse;
+      r.to = m.from;
+      send(std::move(r));
+    } else if (m.type == MessageType::kPreVote) {
+      Message r;
+      r.type = MessageType::kPreVoteResponse;
+      r.to = m.from;
+      r.reject = true;
+      send(std::move(r));
+    }
+    return;
+  }
+
+  if (vote_request) {
+    handle_vote_request(m);
+    return;
+  }
+  switch (role_) {
+    case Role::kLeader: step_leader(m); break;
+    case Role::kCandidate:
+    case Role::kPreCandidate: step_candidate(m); break;
+    case Role::kFollower: step_follower(m); break;
+  }
+}
+
+void RaftCore::handle_vote_request(const Message& m) {
+  const bool pre = m.type == MessageType::kPreVote;
+  const bool can_vote = vote_ == m.from || (vote_ == 0 && lead_ == 0) || (pre && m.term > term_);
+  Message r;
+  r.type = pre ? MessageType::kPreVoteResponse : MessageType::kVoteResponse;
+  r.to = m.from;
+  if (can_vote && log_.is_up_to_date(m.index, m.log_term)) {
+    // A granted pre-vote answers in the term asked about, so the candidate can count it.
+    r.term = m.term;
+    if (!pre) {
+      election_elapsed_ = 0;
+      vote_ = m.from;
+    }
+  } else {
+    r.reject = true;
+  }
+  send(std::move(r));
+}
+
+void RaftCore::step_follower(const Message& m) {
+  switch (m.type) {
+    case MessageType::kAppend:
+      election_elapsed_ = 0;
+      lead_ = m.from;
+      handle_append(m);
+      break;
+    case MessageType::kHeartbeat:
+      election_elapsed_ = 0;
+      lead_ = m.from;
+      handle_heartbeat(m);
+      break;
+    case MessageType::kSnapshot:
+      election_elapsed_ = 0;
+      lead_ = m.from;
+      handle_snapshot_chunk(m);
+      break;
+    case MessageType::kTimeoutNow:
+      if (promotable()) campaign(CampaignKind::kTransfer);
+      break;
+    case MessageType::kReadIndexResponse:
+      if (!m.reject) read_states_.push_back(ReadState{m.context, m.index});
+      break;
+    case MessageType::kReadIndex: {
+      Message r;
+      r.type = MessageType::kReadIndexResponse;
+      r.to = m.from;
+      r.context = m.context;
+      r.reject = true;
+      send(std::move(r));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void RaftCore::step_candidate(const Message& m) {
+  switch (m.type) {
+    case MessageType::kAppend:
+    case MessageType::kHeartbeat:
+    case MessageType::kSnapshot:
+      // A leader exists in our term (or the term we only pre-campaigned for is taken).
+      become_follower(m.term, m.from);
+      step_follower(m);
+      return;
+    case MessageType::kPreVoteResponse:
+    case MessageType::kVoteResponse: {
+      const bool mine = (role_ == Role::kPreCandidate) == (m.type == MessageType::kPreVoteResponse);
+      if (!mine) return;
+      // A granted pre-vote must be for the term we would campaign in now, not an older one.
+      if (role_ == Role::kPreCandidate && !m.reject && m.term != term_ + 1) return;
+      if (!votes_.count(m.from)) votes_[m.from] = !m.reject;
+      long granted = 0, rejected = 0;
+      for (auto& [id, g] : votes_) {
+        if (!is_voter(membership_, id)) continue;
+        (g ? granted : rejected)++;
+      }
+      if (granted >= static_cast<long>(quorum())) {
+        if (role_ == Role::kPreCandidate) {
+          campaign(CampaignKind::kElection);
+        } else {
+          become_leader();
+        }
+      } else if (rejected >= static_cast<long>(quorum())) {
+        become_follower(term_, 0);
+      }
+      return;
+    }
+    case MessageType::kTimeoutNow:
+      return;
+    default:
+      return;
+  }
+}
+
+// ---------------------------------------------------------------- follower side
+
+void RaftCore::commit_to(Index index) {
+  index = std::min(index, log_.last_index());
+  if (index > commit_) commit_ = index;
+}
+
+void RaftCore::append_from_leader(const std::vector<Entry>& entries) {
+  bool conf_touched = false;
+  for (size_t k = 0; k < entries.size(); ++k) {
+    const Entry& e = entries[k];
+    if (e.index <= log_.last_index()) {
+      if (log_.match_term(e.index, e.term)) continue;
+      assert(e.index > commit_ && "a committed entry would be overwritten");
+      const Index conf_before = e.index;
+      for (Index i = conf_before; i <= log_.last_index() && !conf_touched; ++i) {
+        if (log_.at(i).type == EntryType::kConfChange) conf_touched = true;
+      }
+      log_.truncate_from(e.index);
+    }
+    log_.append(e);
+    if (e.type == EntryType::kConfChange) conf_touched = true;
+  }
+  if (conf_touched) refresh_membership();
+}
+
+void RaftCore::handle_append(const Message& m) {
+  Message r;
+  r.type = MessageType::kAppendResponse;
+  r.to = m.from;
+  if (m.index < commit_) {
+    r.index = commit_;
+    send(std::move(r));
+    return;
+  }
+  if (log_.match_term(m.index, m.log_term)) {
+    append_from_leader(m.entries);
+    const Index last_new = m.index + m.entries.size();
+    commit_to(std::min(m.commit, last_new));
+    r.index = last_new;
+    send(std::move(r));
+    return;
+  }
+  // Reject, suggesting where the leader should probe: the last index whose term is <= the
+  // term the leader has at m.index, so a whole divergent term is skipped in one round trip.
+  const Index hint = log_.find_conflict_by_term(std::min(m.index, log_.last_index()), m.log_term);
+  r.reject = true;
+  r.index = m.index;
+  r.reject_hint = hint;
+  r.log_term = log_.term(hint).value_or(0);
+  send(std::move(r));
+}
+
+void RaftCore::handle_heartbeat(const Message& m) {
+  commit_to(m.commit);
+  Message r;
+  r.type = MessageType::kHeartbeatResponse;
+  r.to = m.from;
+  r.context = m.context;
+  send(std::move(r));
+}
+
+void RaftCore::handle_snapshot_chunk(const Message& m) {
+  const SnapshotMeta& meta = m.snapshot;
+  auto ack_commit = [&] {
+    Message r;
+    r.type = MessageType::kAppendResponse;
+    r.to = m.from;
+    r.index = commit_;
+    send(std::move(r));
+  };
+  if (meta.index <= commit_) {
+    // Already have all of it.
+    incoming_snapshot_.reset();
+    incoming_snapshot_data_.clear();
+    ack_commit();
+    return;
+  }
+  if (m.snapshot_offset == 0) {
+    incoming_snapshot_ = meta;
+    incoming_snapshot_data_.clear();
+  }
+  Message r;
+  r.type = MessageType::kSnapshotResponse;
+  r.to = m.from;
+  if (!incoming_snapshot_ || !(*incoming_snapshot_ == meta) ||
+      m.snapshot_offset != incoming_snapshot_data_.size()) {
+    // Out of order or a different snapshot: ask for what we need next.
+    r.index = incoming_snapshot_ && *incoming_snapshot_ == meta ? incoming_snapshot_data_.size() : 0;
+    send(std::move(r));
+    return;
+  }
+  incoming_snapshot_data_ += m.snapshot_chunk;
+  if (!m.snapshot_done) {
+    r.index = incoming_snapshot_data_.size();
+    send(std::move(r));
+    return;
+  }
+  // Complete. If our log already contains the snapshot's last entry, keep the log and just
+  // move commit; otherwise the snapshot replaces the whole log.
+  if (log_.match_term(meta.index, meta.term)) {
+    commit_to(meta.index);
+  } else {
+    log_.restore(meta.index, meta.term);
+    commit_ = meta.index;
+    base_membership_ = meta.membership;
+    refresh_membership();
+    pending_snapshot_ = meta;
+    pending_snapshot_data_ = std::move(incoming_snapshot_data_);
+    snapshot_unpersisted_ = true;
+  }
+  incoming_snapshot_.reset();
+  incoming_snapshot_data_.clear();
+  Message done;
+  done.type = MessageType::kAppendResponse;
+  done.to = m.from;
+  done.index = log_.last_index();
+  send(std::move(done));
+}
+
+// ---------------------------------------------------------------- leader side
+
+void RaftCore::step_leader(const Message& m) {
+  if (m.type == MessageType::kReadIndex) {
+    handle_leader_read_index(m.context, m.from);
+    return;
+  }
+  auto it = progress_.find(m.from);
+  if (it == progress_.end()) return;
+  Progress& pr = it->second;
+  switch (m.type) {
+    case MessageType::kAppendResponse:
+      pr.recent_active = true;
+      handle_append_response(m);
+      break;
+    case MessageType::kHeartbeatResponse:
+      pr.recent_active = true;
+      handle_heartbeat_response(m);
+      break;
+    case MessageType::kSnapshotResponse:
+      pr.recent_active = true;
+      if (pr.state == ProgressState::kSnapshot && pr.pending_snapshot == snapshot_meta_.index &&
+          m.index >= pr.snapshot_acked_offset) {
+        pr.snapshot_acked_offset = m.index;
+        if (m.index < snapshot_data_.size()) send_snapshot_chunk(m.from);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+void RaftCore::handle_append_response(const Message& m) {
+  Progress& pr = progress_.at(m.from);
+  if (m.reject) {
+    // Ignore stale rejections: of an index already known to match, or of a probe we no
+    // longer wait for.
+    const bool relevant = (pr.state == ProgressState::kReplicate && m.index > pr.match) ||
+                          (pr.state == ProgressState::kProbe && pr.next - 1 == m.index);
+    if (!relevant) return;
+    if (pr.state == ProgressState::kReplicate) pr.become_probe();
+    // Fast backtracking: skip every entry of a term the follower does not have.
+    Index probe = m.reject_hint;
+    if (m.log_term > 0) probe = log_.find_conflict_by_term(m.reject_hint, m.log_term);
+    pr.next = std::max(std::min(m.index, probe + 1), pr.match + 1);
+    pr.probe_sent = false;
+    send_append(m.from);
+    return;
+  }
+  const bool was_paused = pr.paused();
+  if (!pr.maybe_update(m.index)) {
+    return;
+  }
+  switch (pr.state) {
+    case ProgressState::kProbe:
+      pr.become_replicate();
+      break;
+    case ProgressState::kSnapshot:
+      if (pr.match >= pr.pending_snapshot) pr.become_replicate();
+      break;
+    case ProgressState::kReplicate:
+      pr.inflights.free_le(m.index);
+      break;
+  }
+  if (maybe_commit()) {
+    after_commit_advanced();
+    if (role_ != Role::kLeader) return;
+    broadcast_append();
+  } else if (was_paused) {
+    send_append(m.from);
+  }
+  // Keep the pipeline full.
+  while (progress_.count(m.from) && send_append(m.from, false)) {
+  }
+  if (lead_transferee_ == m.from && progress_.count(m.from) &&
+      progress_.at(m.from).match == log_.last_index()) {
+    Message t;
+    t.type = MessageType::kTimeoutNow;
+    t.to = m.from;
+    send(std::move(t));
+  }
+}
+
+void RaftCore::handle_heartbeat_response(const Message& m) {
+  Progress& pr = progress_.at(m.from);
+  pr.probe_sent = false;
+  // An append may have been lost: make room so that one more can go out.
+  if (pr.state == ProgressState::kReplicate && pr.inflights.full()) pr.inflights.free_first();
+  if (pr.state == ProgressState::kSnapshot) {
+    // Resend the chunk the follower is waiting for, in case it was lost; if a newer snapshot
+    // replaced the one being streamed, start over with it.
+    if (pr.pending_snapshot != snapshot_meta_.index) pr.become_snapshot(snapshot_meta_.index);
+    send_snapshot_chunk(m.from);
+  } else if (pr.match < log_.last_index()) {
+    send_append(m.from);
+  }
+  if (m.context != 0 && !pr.learner) {
+    for (auto& r : reads_.ack(m.from, m.context, quorum())) release_read(r);
+  }
+}
+
+void RaftCore::release_read(const ReadIndexQueue::Request& r) {
+  if (r.from == id_) {
+    read_states_.push_back(ReadState{r.context, r.index});
+  } else {
+    Message resp;
+    resp.type = MessageType::kReadIndexResponse;
+    resp.to = r.from;
+    resp.context = r.context;
+    resp.index = r.index;
+    send(std::move(resp));
+  }
+}
+
+void RaftCore::handle_leader_read_index(uint64_t context, NodeId from) {
+  if (!committed_in_current_term()) {
+    // Our commit index may lag the true one until an entry of this term commits.
+    if (from == id_) {
+      reads_waiting_for_commit_.push_back(context);
+    } else {
+      remote_reads_waiting_for_commit_.emplace_back(context, from);
+    }
+    return;
+  }
+  if (membership_.voters.size() == 1 && is_voter(membership_, id_)) {
+    release_read(ReadIndexQueue::Request{0, context, from, commit_, {}});
+    return;
+  }
+  const uint64_t round = reads_.add(context, from, commit_, id_);
+  broadcast_heartbeat(round);
+}
+
+bool RaftCore::committed_in_current_term() const {
+  return log_.term(commit_).value_or(0) == term_;
+}
+
+void RaftCore::after_commit_advanced() {
+  if (!reads_waiting_for_commit_.empty() || !remote_reads_waiting_for_commit_.empty()) {
+    auto local = std::move(reads_waiting_for_commit_);
+    auto remote = std::move(remote_reads_waiting_for_commit_);
+    reads_waiting_for_commit_.clear();
+    remote_reads_waiting_for_commit_.clear();
+    for (uint64_t ctx : local) handle_leader_read_index(ctx, id_);
+    for (auto& [ctx, from] : remote) handle_leader_read_index(ctx, from);
+  }
+  // A leader removed from the configuration hands over once the removal is committed.
+  if (!is_voter(membership_, id_) && commit_ >= pending_conf_index_) {
+    become_follower(term_, 0);
+  }
+}
+
+Index RaftCore::self_persisted_index() const {
+  return snapshot_unpersisted_ ? 0 : log_.stable_index();
+}
+
+bool RaftCore::maybe_commit() {
+  std::vector<Index> matches;
+  for (NodeId v : membership_.voters) {
+    if (v == id_) {
+      matches.push_back(self_persisted_index());
+    } else if (auto it = progress_.find(v); it != progress_.end()) {
+      matches.push_back(it->second.match);
+    } else {
+      matches.push_back(0);
+    }
+  }
+  if (matches.empty()) return false;
+  std::sort(matches.begin(), matches.end(), std::greater<>());
+  const Index candidate = matches[quorum() - 1];
+  // Only entries of the current term are committed by counting replicas (§5.4.2).
+  if (candidate > commit_ && log_.term(candidate).value_or(0) == term_) {
+    commit_ = candidate;
+    return true;
+  }
+  return false;
+}
+
+bool RaftCore::send_append(NodeId to, bool send_if_empty) {
+  auto it = progress_.find(to);
+  if (it == progress_.end()) return false;
+  Progress& pr = it->second;
+  if (pr.paused()) return false;
+  const Index prev = pr.next - 1;
+  auto prev_term = log_.term(prev);
+  if (!prev_term) {
+    // The follower needs entries we compacted: stream our snapshot instead.
+    if (snapshot_meta_.index == 0 || snapshot_meta_.index < log_.offset()) return false;
+    pr.become_snapshot(snapshot_meta_.index);
+    send_snapshot_chunk(to);
+    return true;
+  }
+  std::vector<Entry> entries;
+  if (pr.next <= log_.last_index()) entries = log_.slice(pr.next, log_.last_index(), cfg_.max_msg_bytes);
+  if (entries.empty() && !send_if_empty) return false;
+  Message m;
+  m.type = MessageType::kAppend;
+  m.to = to;
+  m.index = prev;
+  m.log_term = *prev_term;
+  m.commit = commit_;
+  if (!entries.empty()) {
+    const Index last = entries.back().index;
+    if (pr.state == ProgressState::kReplicate) {
+      pr.next = last + 1;
+      pr.inflights.add(last);
+    } else {
+      pr.probe_sent = true;
+    }
+  } else if (pr.state == ProgressState::kProbe) {
+    pr.probe_sent = true;
+  }
+  m.entries = std::move(entries);
+  send(std::move(m));
+  return true;
+}
+
+void RaftCore::send_snapshot_chunk(NodeId to) {
+  Progress& pr = progress_.at(to);
+  const uint64_t offset = std::min<uint64_t>(pr.snapshot_acked_offset, snapshot_data_.size());
+  const size_t len = std::min<size_t>(cfg_.max_snapshot_chunk_bytes, snapshot_data_.size() - offset);
+  Message m;
+  m.type = MessageType::kSnapshot;
+  m.to = to;
+  m.index = snapshot_meta_.index;
+  m.commit = commit_;
+  m.snapshot = snapshot_meta_;
+  m.snapshot_offset = offset;
+  m.snapshot_chunk = snapshot_data_.substr(offset, len);
+  m.snapshot_done = offset + len == snapshot_data_.size();
+  send(std::move(m));
+}
+
+void RaftCore::broadcast_append() {
+  for (auto& [id, pr] : progress_) send_append(id);
+}
+
+void RaftCore::broadcast_heartbeat(uint64_t context) {
+  for (auto& [id, pr] : progress_) {
+    Message m;
+    m.type = MessageType::kHeartbeat;
+    m.to = id;
+    m.commit = std::min(pr.match, commit_);
+    m.context = context;
+    send(std::move(m));
+  }
+}
+
+// ---------------------------------------------------------------- proposals
+
+ProposeResult RaftCore::propose(std::string data) {
+  ProposeResult res;
+  if (role_ != Role::kLeader) {
+    res.error = RaftError::kNotLeader;
+    res.leader = lead_;
+    return res;
+  }
+  if (lead_transferee_ != 0) {
+    res.error = RaftError::kTransferInProgress;
+    res.leader = lead_transferee_;
+    return res;
+  }
+  Entry e;
+  e.term = term_;
+  e.index = log_.last_index() + 1;
+  e.data = std::move(data);
+  res.index = e.index;
+  res.term = e.term;
+  log_.append(std::move(e));
+  broadcast_append();
+  return res;
+}
+
+ProposeResult RaftCore::propose_conf_change(const ConfChange& cc) {
+  ProposeResult res;
+  if (role_ != Role::kLeader) {
+    res.error = RaftError::kNotLeader;
+    res.leader = lead_;
+    return res;
+  }
+  if (lead_transferee_ != 0) {
+    res.error = RaftError::kTransferInProgress;
+    return res;
+  }
+  if (pending_conf_index_ > commit_ || !committed_in_current_term()) {
+    res.error = RaftError::kConfChangePending;
+    return res;
+  }
+  Membership next = membership_;
+  if (!apply_conf_change(next, cc)) {
+    res.error = RaftError::kInvalidConfChange;
+    return res;
+  }
+  Entry e;
+  e.term = term_;
+  e.index = log_.last_index() + 1;
+  e.type = EntryType::kConfChange;
+  e.data = encode_conf_change(cc);
+  res.index = e.index;
+  res.term = e.term;
+  log_.append(std::move(e));
+  pending_conf_index_ = res.index;
+  membership_ = next;  // takes effect on append
+  sync_progress_with_membership();
+  broadcast_append();
+  // Removing a voter can shrink the quorum enough to commit at once.
+  if (maybe_commit()) after_commit_advanced();
+  return res;
+}
+
+RaftError RaftCore::read_index(uint64_t context) {
+  if (role_ == Role::kLeader) {
+    handle_leader_read_index(context, id_);
+    return RaftError::kOk;
+  }
+  if (lead_ == 0) return RaftError::kNotLeader;
+  Message m;
+  m.type = MessageType::kReadIndex;
+  m.to = lead_;
+  m.context = context;
+  send(std::move(m));
+  return RaftError::kOk;
+}
+
+RaftError RaftCore::transfer_leadership(NodeId to) {
+  if (role_ != Role::kLeader) return RaftError::kNotLeader;
+  if (to == id_ || !is_voter(membership_, to)) return RaftError::kInvalidArgument;
+  if (lead_transferee_ == to) return RaftError::kOk;
+  lead_transferee_ = to;
+  election_elapsed_ = 0;  // the transfer must finish within one election timeout
+  Progress& pr = progress_.at(to);
+  if (pr.match == log_.last_index()) {
+    Message t;
+    t.type = MessageType::kTimeoutNow;
+    t.to = to;
+    send(std::move(t));
+  } else {
+    send_append(to);
+  }
+  return RaftError::kOk;
+}
+
+// ---------------------------------------------------------------- snapshots / compaction
+
+SnapshotMeta RaftCore::snapshot_taken(Index index, std::string data) {
+  assert(index <= applied_ && index >= log_.offset());
+  if (index <= snapshot_meta_.index) return snapshot_meta_;
+  SnapshotMeta meta;
+  meta.index = index;
+  meta.term = log_.term(index).value_or(0);
+  meta.membership = membership_through(index);
+  snapshot_meta_ = meta;
+  snapshot_data_ = std::move(data);
+  return meta;
+}
+
+void RaftCore::compact(Index through) {
+  through = std::min({through, snapshot_meta_.index, applied_});
+  if (through <= log_.offset()) return;
+  base_membership_ = membership_through(through);
+  log_.compact(through);
+}
+
+// ---------------------------------------------------------------- Ready
+
+void RaftCore::send(Message m) {
+  m.from = id_;
+  if (m.term == 0) m.term = term_;  // pre-vote requests/grants set their own term
+  // A leader's appends, heartbeats and snapshot chunks do not depend on its own disk (§10.2.1:
+  // it counts itself only once persisted), so they leave at once. Everything else a node says
+  // (votes, acknowledgements) promises durable state and waits for the fsync.
+  const bool now = role_ == Role::kLeader && !is_response(m.type);
+  (now ? msgs_now_ : msgs_after_persist_).push_back(std::move(m));
+}
+
+bool RaftCore::has_ready() const {
+  if (ready_outstanding_) return false;
+  return !msgs_now_.empty() || !msgs_after_persist_.empty() || !(hard_state() == prev_hard_state_) ||
+         log_.last_index() > log_.stable_index() || pending_snapshot_.has_value() ||
+         commit_ > applied_ || !read_states_.empty();
+}
+
+Ready RaftCore::ready() {
+  Ready rd;
+  if (!(hard_state() == prev_hard_state_)) {
+    rd.hard_state = hard_state();
+    prev_hard_state_ = hard_state();
+  }
+  Index apply_from = applied_ + 1;
+  if (pending_snapshot_) {
+    rd.snapshot = *pending_snapshot_;
+    rd.snapshot_data = pending_snapshot_data_;
+    apply_from = std::max(apply_from, pending_snapshot_->index + 1);
+  }
+  rd.entries = log_.unstable_entries();
+  rd.persisted_index = log_.last_index();
+  rd.persisted_term = log_.last_term();
+  rd.messages_now = std::move(msgs_now_);
+  rd.messages_after_persist = std::move(msgs_after_persist_);
+  msgs_now_.clear();
+  msgs_after_persist_.clear();
+  apply_from = std::max(apply_from, log_.first_index());
+  for (Index i = apply_from; i <= commit_; ++i) rd.committed_entries.push_back(log_.at(i));
+  rd.applied_index = std::max(applied_, commit_);
+  rd.read_states = std::move(read_states_);
+  read_states_.clear();
+  ready_outstanding_ = true;
+  return rd;
+}
+
+void RaftCore::advance(const Ready& rd) {
+  ready_outstanding_ = false;
+  if (rd.snapshot) {
+    snapshot_meta_ = *rd.snapshot;
+    snapshot_data_ = rd.snapshot_data;
+    if (pending_snapshot_ && pending_snapshot_->index == rd.snapshot->index) {
+      pending_snapshot_.reset();
+      pending_snapshot_data_.clear();
+      snapshot_unpersisted_ = false;
+    }
+  }
+  log_.stable_to(rd.persisted_index, rd.persisted_term);
+  applied_ = std::max(applied_, rd.applied_index);
+  if (role_ == Role::kLeader && maybe_commit()) {
+    after_commit_advanced();
+    if (role_ == Role::kLeader) broadcast_append();
+  }
+}
+
+RaftStatus RaftCore::status() const {
+  RaftStatus s;
+  s.id = id_;
+  s.role = role_;
+  s.term = term_;
+  s.vote = vote_;
+  s.leader = lead_;
+  s.commit = commit_;
+  s.applied = applied_;
+  s.first_index = log_.first_index();
+  s.last_index = log_.last_index();
+  s.snapshot_index = snapshot_meta_.index;
+  s.membership = membership_;
+  s.transferee = lead_transferee_;
+  for (auto& [id, pr] : progress_) {
+    s.peers.push_back(PeerStatus{id, pr.match, pr.next, pr.state, pr.learner, pr.recent_active});
+  }
+  return s;
+}
+
+}  // namespace zkraft::consensus

@@ -1,0 +1,194 @@
+#pragma once
+// RaftCore: the Raft consensus algorithm as a pure, deterministic state machine.
+//
+// It owns no threads, sockets, clocks, disks or random sources: time arrives as tick(), the
+// network as step(message), randomness from the injected RandomSource, and everything the
+// caller must do comes out as a Ready batch (see consensus/ready.h for the contract). Given the
+// same inputs it produces the same outputs, which is what the simulation tests rely on.
+//
+// Features: randomized election timeout in [T, 2T); PreVote; CheckQuorum with a follower lease;
+// the leader appends an empty entry on election and commits only entries of its own term by
+// counting; fast backtracking; pipelined appends (window + byte cap); chunked snapshots; log
+// compaction; single-server membership changes and learners (see conf_change.h: a configuration
+// takes effect when appended); leadership transfer (TimeoutNow); ReadIndex.
+//
+// Not thread-safe: call it from one thread/strand.
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "consensus/conf_change.h"
+#include "consensus/messages.h"
+#include "consensus/progress.h"
+#include "consensus/raft_config.h"
+#include "consensus/raft_log.h"
+#include "consensus/raft_status.h"
+#include "consensus/read_index_queue.h"
+#include "consensus/ready.h"
+#include "consensus/types.h"
+
+namespace zkraft::consensus {
+
+enum class RaftError : uint8_t {
+  kOk = 0,
+  kNotLeader,            // see ProposeResult::leader for a hint (0: unknown)
+  kTransferInProgress,   // leadership is being handed over; retry on the new leader
+  kConfChangePending,    // a membership change is not committed yet (or the leader has not
+                         // committed an entry of its term yet)
+  kInvalidConfChange,    // makes no sense for the current membership
+  kInvalidArgument,
+};
+const char* raft_error_name(RaftError e);
+
+struct ProposeResult {
+  RaftError error = RaftError::kOk;
+  NodeId leader = 0;  // leader hint when error == kNotLeader
+  Index index = 0;    // where the entry was appended (when ok)
+  Term term = 0;
+  bool ok() const { return error == RaftError::kOk; }
+};
+
+class RaftCore {
+ public:
+  RaftCore(const RaftConfig& config, RecoveredState recovered, RandomSource random);
+
+  // ---- inputs ----
+  void tick();
+  void step(const Message& m);
+  ProposeResult propose(std::string data);
+  ProposeResult propose_conf_change(const ConfChange& cc);
+  // Asks for a linearizable read point. On the leader the result comes as a ReadState once a
+  // quorum confirmed leadership; a follower forwards it to the leader. Lost requests are not
+  // retried: the caller times out and asks again. kNotLeader if no leader is known.
+  RaftError read_index(uint64_t context);
+  RaftError transfer_leadership(NodeId to);
+  // The transport saw the connection to the leader break: start a pre-vote now instead of
+  // waiting out the election timeout. Safe: peers still hearing the leader refuse (lease).
+  void broken_leader_connection();
+  // The application took a snapshot of its state at `index` (<= applied). The core keeps the
+  // bytes to send to followers that fell behind compaction. Returns the meta to persist.
+  SnapshotMeta snapshot_taken(Index index, std::string data);
+  // Drops log entries <= through (through <= the latest snapshot index). The caller decides how
+  // long a tail to keep so that slow followers can still catch up without a snapshot.
+  void compact(Index through);
+
+  // ---- outputs ----
+  bool has_ready() const;
+  Ready ready();
+  // The caller finished the Ready: persisted, sent, applied.
+  void advance(const Ready& rd);
+
+  // ---- introspection ----
+  RaftStatus status() const;
+  Role role() const { return role_; }
+  Term term() const { return term_; }
+  NodeId leader() const { return lead_; }
+  NodeId id() const { return id_; }
+  Index commit_index() const { return commit_; }
+  Index applied_index() const { return applied_; }
+  const RaftLog& log() const { return log_; }
+  const Membership& membership() const { return membership_; }
+
+ private:
+  enum class CampaignKind { kPreElection, kElection, kTransfer };
+
+  // role transitions
+  void become_follower(Term term, NodeId lead);
+  void become_pre_candidate();
+  void become_candidate();
+  void become_leader();
+  void reset(Term term);
+  void campaign(CampaignKind kind);
+
+  // per-role message handling
+  void step_leader(const Message& m);
+  void step_candidate(const Message& m);
+  void step_follower(const Message& m);
+  void handle_vote_request(const Message& m);
+  void handle_append(const Message& m);
+  void handle_heartbeat(const Message& m);
+  void handle_snapshot_chunk(const Message& m);
+  void handle_append_response(const Message& m);
+  void handle_heartbeat_response(const Message& m);
+  void handle_leader_read_index(uint64_t context, NodeId from);
+  void release_read(const ReadIndexQueue::Request& r);
+
+  // leader replication
+  bool send_append(NodeId to, bool send_if_empty = true);
+  void send_snapshot_chunk(NodeId to);
+  void broadcast_append();
+  void broadcast_heartbeat(uint64_t context);
+  bool maybe_commit();
+  bool committed_in_current_term() const;
+  bool quorum_active();
+  void after_commit_advanced();
+
+  // helpers
+  void send(Message m);
+  void tick_election();
+  void tick_heartbeat();
+  bool promotable() const;
+  bool in_lease() const;
+  size_t quorum() const { return membership_.voters.size() / 2 + 1; }
+  void commit_to(Index index);
+  void append_from_leader(const std::vector<Entry>& entries);
+  void refresh_membership();
+  Membership membership_through(Index index) const;
+  void sync_progress_with_membership();
+  HardState hard_state() const { return HardState{term_, vote_, commit_}; }
+  Index self_persisted_index() const;
+
+  NodeId id_;
+  RaftConfig cfg_;
+  RandomSource random_;
+
+  Term term_ = 0;
+  NodeId vote_ = 0;
+  NodeId lead_ = 0;
+  Role role_ = Role::kFollower;
+  RaftLog log_;
+  Index commit_ = 0;
+  Index applied_ = 0;
+
+  // Membership in effect: base_membership_ (as of the log's compaction point) plus every
+  // kConfChange entry in the log.
+  Membership base_membership_;
+  Membership membership_;
+  Index pending_conf_index_ = 0;  // leader: last conf change it appended
+
+  std::map<NodeId, Progress> progress_;  // leader only: every member except self
+  std::map<NodeId, bool> votes_;          // (pre)candidate: answers received
+
+  int election_elapsed_ = 0;
+  int heartbeat_elapsed_ = 0;
+  int randomized_election_timeout_ = 0;
+
+  NodeId lead_transferee_ = 0;
+
+  ReadIndexQueue reads_;
+  std::vector<uint64_t> reads_waiting_for_commit_;  // leader: local requests before first commit
+  std::vector<std::pair<uint64_t, NodeId>> remote_reads_waiting_for_commit_;
+
+  // Latest snapshot this node can send (taken locally or installed from the leader).
+  SnapshotMeta snapshot_meta_;
+  std::string snapshot_data_;
+  // A snapshot received from the leader, to be handed out in the next Ready.
+  std::optional<SnapshotMeta> pending_snapshot_;
+  std::string pending_snapshot_data_;
+  bool snapshot_unpersisted_ = false;
+  // Chunks of an incoming snapshot being reassembled.
+  std::optional<SnapshotMeta> incoming_snapshot_;
+  std::string incoming_snapshot_data_;
+
+  std::vector<Message> msgs_now_;
+  std::vector<Message> msgs_after_persist_;
+  std::vector<ReadState> read_states_;
+  HardState prev_hard_state_;
+  bool ready_outstanding_ = false;
+};
+
+}  // namespace zkraft::consensus

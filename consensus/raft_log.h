@@ -1,0 +1,73 @@
+#pragma once
+// The Raft core's in-memory view of its log: every entry after the compaction point, split into
+// a stable prefix (durable, acknowledged by the caller through stable_to) and an unstable tail
+// (still to be handed to the caller in a Ready and persisted).
+//
+// Invariants: entries_ holds consecutive indexes offset_+1 .. last_index(); term(offset_) is
+// offset_term_ (the compaction point: a snapshot's index/term, or 0/0 for an empty log);
+// offset_ <= stable_ <= last_index().
+
+#include <cstddef>
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "consensus/types.h"
+
+namespace zkraft::consensus {
+
+class RaftLog {
+ public:
+  // `entries` must start at offset+1 and are considered stable (they came from storage).
+  RaftLog(Index offset, Term offset_term, std::vector<Entry> entries);
+
+  Index first_index() const { return offset_ + 1; }
+  Index last_index() const { return offset_ + entries_.size(); }
+  Term last_term() const { return term(last_index()).value_or(0); }
+  Index offset() const { return offset_; }
+  Term offset_term() const { return offset_term_; }
+  Index stable_index() const { return stable_; }
+
+  // Term of entry `i`: known for offset() <= i <= last_index(), nullopt otherwise.
+  std::optional<Term> term(Index i) const;
+  bool match_term(Index i, Term t) const {
+    auto have = term(i);
+    return have && *have == t;
+  }
+  // Precondition: first_index() <= i <= last_index().
+  const Entry& at(Index i) const { return entries_[i - offset_ - 1]; }
+
+  // Entries lo..hi inclusive (both within the log), stopping once max_bytes is exceeded but
+  // always returning at least one entry when lo <= hi.
+  std::vector<Entry> slice(Index lo, Index hi, size_t max_bytes) const;
+  std::vector<Entry> unstable_entries() const;
+
+  // Leader-side append of one new entry at last_index()+1.
+  void append(Entry e);
+  // Drops every entry with index >= i (i > offset()); the stable mark follows.
+  void truncate_from(Index i);
+
+  // True when a candidate with this last entry is at least as up to date as this log (§5.4.1).
+  bool is_up_to_date(Index last, Term last_term) const;
+
+  // The largest index <= index whose term is <= term (never below offset()): where a leader
+  // should probe next, or what a follower suggests, in fast backtracking.
+  Index find_conflict_by_term(Index index, Term term) const;
+
+  // Marks entries up to i durable if entry i still has term t (it may have been replaced).
+  void stable_to(Index i, Term t);
+
+  // Forgets every entry; the log restarts after (index, term) — installing a snapshot. The
+  // stable mark is set to index (the caller persists the snapshot before anything after it).
+  void restore(Index index, Term term);
+  // Drops entries <= through (offset() < through <= last_index()).
+  void compact(Index through);
+
+ private:
+  Index offset_;
+  Term offset_term_;
+  Index stable_;
+  std::deque<Entry> entries_;
+};
+
+}  // namespace zkraft::consensus

@@ -1,0 +1,40 @@
+#pragma once
+// Read-only introspection of a Raft core, for metrics (zk_synced_followers, ...) and tests.
+
+#include <cstdint>
+#include <vector>
+
+#include "consensus/progress.h"
+#include "consensus/types.h"
+
+namespace zkraft::consensus {
+
+enum class Role : uint8_t { kFollower, kPreCandidate, kCandidate, kLeader };
+const char* role_name(Role r);
+
+struct PeerStatus {
+  NodeId id = 0;
+  Index match = 0;
+  Index next = 0;
+  ProgressState state = ProgressState::kProbe;
+  bool learner = false;
+  bool recent_active = false;
+};
+
+struct RaftStatus {
+  NodeId id = 0;
+  Role role = Role::kFollower;
+  Term term = 0;
+  NodeId vote = 0;
+  NodeId leader = 0;
+  Index commit = 0;
+  Index applied = 0;
+  Index first_index = 0;
+  Index last_index = 0;
+  Index snapshot_index = 0;  // latest snapshot the core can send
+  Membership membership;
+  NodeId transferee = 0;    // leadership transfer in progress to this node
+  std::vector<PeerStatus> peers;  // leader only: every other member's progress
+};
+
+}  // namespace zkraft::consensus

@@ -1,0 +1,51 @@
+#pragma once
+// Ready: one batch of work the Raft core hands to its caller, and the caller's contract.
+//
+// The caller processes a Ready in this order, then calls RaftCore::advance(ready):
+//   1. send messages_now at once (leader appends/heartbeats: may go out while it persists);
+//   2. persist durably (fsync): snapshot (if any; then discard every stored entry, the log
+//      restarts after snapshot->index), then entries (if entries.front().index is <= the last
+//      stored index, first delete every stored entry from that index on: a conflicting suffix is
+//      being replaced), then hard_state (if any) — all in one atomic batch is best;
+//   3. send messages_after_persist (votes, append acknowledgements: they promise durability);
+//   4. if snapshot is set, restore the state machine from snapshot_data; then apply
+//      committed_entries in order; hand read_states to whoever waits for them;
+//   5. advance(ready).
+// Only one Ready is outstanding at a time: has_ready() is false until advance() is called.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "consensus/messages.h"
+#include "consensus/types.h"
+
+namespace zkraft::consensus {
+
+// A ReadIndex result: reads issued with `context` may be served once applied >= index.
+struct ReadState {
+  uint64_t context = 0;
+  Index index = 0;
+  bool operator==(const ReadState&) const = default;
+};
+
+struct Ready {
+  std::optional<HardState> hard_state;     // set when it changed since the last Ready
+  std::optional<SnapshotMeta> snapshot;    // a snapshot received from the leader, to install
+  std::string snapshot_data;
+  std::vector<Entry> entries;              // to append (see truncation rule above)
+  std::vector<Message> messages_now;
+  std::vector<Message> messages_after_persist;
+  std::vector<Entry> committed_entries;    // to apply, in order, after persisting
+  std::vector<ReadState> read_states;
+
+  // Whether step 2 must fsync before step 3 (anything durable changed).
+  bool must_sync() const { return hard_state.has_value() || snapshot.has_value() || !entries.empty(); }
+
+  // Bookkeeping for advance(); not for the caller.
+  Index persisted_index = 0;
+  Term persisted_term = 0;
+  Index applied_index = 0;
+};
+
+}  // namespace zkraft::consensus
