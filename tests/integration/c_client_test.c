@@ -1,0 +1,208 @@
+/*
+ * The ZooKeeper C client (libzookeeper_mt 3.8, synchronous API) against one server:
+ * connect, create (and create2 with a Stat), get, set, exists with a watch and receive the event,
+ * get_children (plus a child watch), delete, multi.
+ *
+ * Usage: c_client_test host:port   (run by test_c_client.py, which starts the server)
+ * Prints one line per failed check and a final "N passed, M failed"; exits 0 only if all passed.
+ */
+#include <zookeeper/zookeeper.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int passed;
+static int failed;
+
+#define CHECK(cond, ...)                                   \
+    do {                                                   \
+        if (cond) {                                        \
+            passed++;                                      \
+        } else {                                           \
+            failed++;                                      \
+            printf("FAILED CHECK (line %d): ", __LINE__);  \
+            printf(__VA_ARGS__);                           \
+            printf("\n");                                  \
+        }                                                  \
+    } while (0)
+
+/* Watch events and session state, handed from the client's completion thread to main. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int connected;
+#define MAX_EVENTS 16
+static struct {
+    int type;
+    char path[256];
+} events[MAX_EVENTS];
+static int n_events;
+
+static void watcher(zhandle_t *zh, int type, int state, const char *path, void *ctx) {
+    (void)zh;
+    (void)ctx;
+    pthread_mutex_lock(&mu);
+    if (type == ZOO_SESSION_EVENT) {
+        connected = (state == ZOO_CONNECTED_STATE);
+    } else if (n_events < MAX_EVENTS) {
+        events[n_events].type = type;
+        snprintf(events[n_events].path, sizeof events[n_events].path, "%s", path ? path : "");
+        n_events++;
+    }
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+}
+
+static void deadline_in(struct timespec *ts, int seconds) {
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += seconds;
+}
+
+/* Waits (up to 15 s) for the next watch event; returns its type or -1 on timeout. */
+static int next_event(char *path_out, size_t len) {
+    static int consumed;
+    struct timespec ts;
+    int type = -1;
+    deadline_in(&ts, 15);
+    pthread_mutex_lock(&mu);
+    while (consumed >= n_events) {
+        if (pthread_cond_timedwait(&cv, &mu, &ts) != 0) break;
+    }
+    if (consumed < n_events) {
+        type = events[consumed].type;
+        snprintf(path_out, len, "%s", events[consumed].path);
+        consumed++;
+    }
+    pthread_mutex_unlock(&mu);
+    return type;
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s host:port\n", argv[0]);
+        return 2;
+    }
+    zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
+    zhandle_t *zh = zookeeper_init(argv[1], watcher, 10000, NULL, NULL, 0);
+    if (!zh) {
+        printf("zookeeper_init failed\n0 passed, 1 failed\n");
+        return 1;
+    }
+    struct timespec ts;
+    deadline_in(&ts, 20);
+    pthread_mutex_lock(&mu);
+    while (!connected) {
+        if (pthread_cond_timedwait(&cv, &mu, &ts) != 0) break;
+    }
+    int ok = connected;
+    pthread_mutex_unlock(&mu);
+    CHECK(ok, "connected within 20 s");
+    if (!ok) {
+        printf("%d passed, %d failed\n", passed, failed);
+        return 1;
+    }
+    const clientid_t *cid = zoo_client_id(zh);
+    CHECK(cid->client_id != 0, "session id assigned");
+
+    char buf[512];
+    int buflen;
+    struct Stat st;
+    char evpath[256];
+    int rc;
+
+    rc = zoo_create(zh, "/c-client", "hello", 5, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, buf, sizeof buf);
+    CHECK(rc == ZOK && strcmp(buf, "/c-client") == 0, "create rc=%d path=%s", rc, buf);
+    rc = zoo_create(zh, "/c-client", "x", 1, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, buf, sizeof buf);
+    CHECK(rc == ZNODEEXISTS, "create existing rc=%d", rc);
+
+    buflen = sizeof buf;
+    rc = zoo_get(zh, "/c-client", 0, buf, &buflen, &st);
+    CHECK(rc == ZOK && buflen == 5 && memcmp(buf, "hello", 5) == 0, "get rc=%d len=%d", rc, buflen);
+    CHECK(st.version == 0 && st.dataLength == 5 && st.czxid == st.mzxid && st.czxid > 0,
+          "get stat version=%d dataLength=%d", st.version, st.dataLength);
+
+    rc = zoo_set(zh, "/c-client", "world!", 6, 0);
+    CHECK(rc == ZOK, "set rc=%d", rc);
+    rc = zoo_set(zh, "/c-client", "nope", 4, 0);
+    CHECK(rc == ZBADVERSION, "set bad version rc=%d", rc);
+    buflen = sizeof buf;
+    rc = zoo_get(zh, "/c-client", 0, buf, &buflen, &st);
+    CHECK(rc == ZOK && buflen == 6 && memcmp(buf, "world!", 6) == 0 && st.version == 1,
+          "get after set rc=%d len=%d version=%d", rc, buflen, st.version);
+
+    /* create2 returns the Stat of the new node */
+    struct Stat st2;
+    rc = zoo_create2(zh, "/c-client/seq-", "s", 1, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT_SEQUENTIAL,
+                     buf, sizeof buf, &st2);
+    CHECK(rc == ZOK && strcmp(buf, "/c-client/seq-0000000000") == 0, "create2 seq rc=%d path=%s", rc, buf);
+    CHECK(st2.czxid > st.mzxid && st2.dataLength == 1 && st2.version == 0, "create2 stat czxid=%lld",
+          (long long)st2.czxid);
+
+    /* exists with a watch on a missing node, then create it: NodeCreated */
+    rc = zoo_exists(zh, "/c-client/w", 1, &st);
+    CHECK(rc == ZNONODE, "exists missing rc=%d", rc);
+    rc = zoo_create(zh, "/c-client/w", NULL, -1, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, buf, sizeof buf);
+    CHECK(rc == ZOK, "create ephemeral rc=%d", rc);
+    int type = next_event(evpath, sizeof evpath);
+    CHECK(type == ZOO_CREATED_EVENT && strcmp(evpath, "/c-client/w") == 0, "created event type=%d path=%s",
+          type, evpath);
+    rc = zoo_exists(zh, "/c-client/w", 1, &st);
+    CHECK(rc == ZOK && st.ephemeralOwner == cid->client_id && st.dataLength == 0, "exists ephemeral rc=%d", rc);
+    rc = zoo_set(zh, "/c-client/w", "d", 1, -1);
+    CHECK(rc == ZOK, "set watched rc=%d", rc);
+    type = next_event(evpath, sizeof evpath);
+    CHECK(type == ZOO_CHANGED_EVENT && strcmp(evpath, "/c-client/w") == 0, "changed event type=%d path=%s",
+          type, evpath);
+
+    /* children, with a child watch */
+    struct String_vector kids;
+    rc = zoo_get_children(zh, "/c-client", 1, &kids);
+    CHECK(rc == ZOK && kids.count == 2, "get_children rc=%d count=%d", rc, rc == ZOK ? kids.count : -1);
+    if (rc == ZOK) {
+        qsort(kids.data, kids.count, sizeof(char *), cmp_str);
+        CHECK(kids.count == 2 && strcmp(kids.data[0], "seq-0000000000") == 0 && strcmp(kids.data[1], "w") == 0,
+              "children names");
+        deallocate_String_vector(&kids);
+    }
+    rc = zoo_delete(zh, "/c-client/seq-0000000000", 0);
+    CHECK(rc == ZOK, "delete seq rc=%d", rc);
+    type = next_event(evpath, sizeof evpath);
+    CHECK(type == ZOO_CHILD_EVENT && strcmp(evpath, "/c-client") == 0, "child event type=%d path=%s", type, evpath);
+
+    rc = zoo_delete(zh, "/c-client", -1);
+    CHECK(rc == ZNOTEMPTY, "delete non-empty rc=%d", rc);
+
+    /* multi: delete the ephemeral and set the parent atomically; then a failing one */
+    zoo_op_t ops[2];
+    zoo_op_result_t results[2];
+    zoo_delete_op_init(&ops[0], "/c-client/w", -1);
+    zoo_set_op_init(&ops[1], "/c-client", "m", 1, 1, &st2);
+    rc = zoo_multi(zh, 2, ops, results);
+    CHECK(rc == ZOK && results[0].err == ZOK && results[1].err == ZOK, "multi rc=%d", rc);
+    zoo_create_op_init(&ops[0], "/c-client/never", NULL, -1, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, buf, sizeof buf);
+    zoo_delete_op_init(&ops[1], "/c-client/missing", -1);
+    rc = zoo_multi(zh, 2, ops, results);
+    CHECK(rc == ZNONODE && results[0].err == ZOK && results[1].err == ZNONODE, "failing multi rc=%d errs=%d,%d",
+          rc, results[0].err, results[1].err);
+    rc = zoo_exists(zh, "/c-client/never", 0, &st);
+    CHECK(rc == ZNONODE, "failing multi rolled back rc=%d", rc);
+
+    rc = zoo_delete(zh, "/c-client", 2);
+    CHECK(rc == ZOK, "delete rc=%d", rc);
+    rc = zoo_exists(zh, "/c-client", 0, &st);
+    CHECK(rc == ZNONODE, "deleted rc=%d", rc);
+    buflen = sizeof buf;
+    rc = zoo_get(zh, "/c-client", 0, buf, &buflen, &st);
+    CHECK(rc == ZNONODE, "get deleted rc=%d", rc);
+
+    rc = zookeeper_close(zh);
+    CHECK(rc == ZOK, "close rc=%d", rc);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
