@@ -1,0 +1,161 @@
+// ZnodeTree snapshot: serialize / deserialize / digest.
+//
+// Layout (jute primitives, big-endian):
+//   int magic 'ZKTR', int format 1, long last_zxid, int next_acl_id,
+//   int acl_count, acl_count x { int id, vector<ACL> },
+//   long node_count, node_count x node in pre-order (a parent before its children, children in
+//   their list order, so loading reproduces the child order exactly):
+//     ustring path, buffer data, long czxid, mzxid, pzxid, ctime, mtime, owner,
+//     int version, cversion, aversion, int acl_id, int kind.
+#include <cstring>
+
+#include "tree/znode_tree.h"
+
+namespace zkraft::tree {
+
+namespace {
+
+constexpr int32_t kMagic = 0x5a4b5452;  // "ZKTR"
+constexpr int32_t kFormat = 1;
+
+// FNV-1a, 64 bit: fixed by its definition, so every build and platform agrees.
+struct Fnv64 {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  void update(std::string_view bytes) {
+    for (unsigned char c : bytes) {
+      h ^= c;
+      h *= 0x100000001b3ULL;
+    }
+  }
+};
+
+}  // namespace
+
+void ZnodeTree::write_header(jute::Writer& w) const {
+  w.write_int(kMagic);
+  w.write_int(kFormat);
+  w.write_long(last_zxid_);
+  w.write_int(static_cast<int32_t>(acls_.next_id()));
+  w.write_int(static_cast<int32_t>(acls_.size()));
+  acls_.for_each([&](uint32_t id, const std::vector<jute::ACL>& acl) {
+    w.write_int(static_cast<int32_t>(id));
+    jute::encode(w, acl);
+  });
+  w.write_long(static_cast<int64_t>(index_.size()));
+}
+
+void ZnodeTree::write_node(jute::Writer& w, const ZnodeEntry& e) {
+  const Znode& n = e.second;
+  w.write_string(e.first);
+  w.write_buffer(jute::Buffer{n.data, n.data_null});
+  w.write_long(n.czxid);
+  w.write_long(n.mzxid);
+  w.write_long(n.pzxid);
+  w.write_long(n.ctime);
+  w.write_long(n.mtime);
+  w.write_long(n.owner);
+  w.write_int(n.version);
+  w.write_int(n.cversion);
+  w.write_int(n.aversion);
+  w.write_int(static_cast<int32_t>(n.acl));
+  w.write_int(static_cast<int32_t>(n.kind));
+}
+
+template <class F>
+void ZnodeTree::for_each_preorder(F&& f) const {
+  const ZnodeEntry* root = find("/");
+  std::vector<const ZnodeEntry*> stack{root};
+  while (!stack.empty()) {
+    const ZnodeEntry* e = stack.back();
+    stack.pop_back();
+    f(*e);
+    if (e->second.children) {
+      const auto& kids = *e->second.children;
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
+    }
+  }
+}
+
+void ZnodeTree::serialize(jute::Writer& w) const {
+  write_header(w);
+  for_each_preorder([&](const ZnodeEntry& e) { write_node(w, e); });
+}
+
+uint64_t ZnodeTree::digest() const {
+  Fnv64 hash;
+  jute::Writer w;
+  write_header(w);
+  hash.update(w.bytes());
+  for_each_preorder([&](const ZnodeEntry& e) {
+    w.clear();
+    write_node(w, e);
+    hash.update(w.bytes());
+  });
+  return hash.h;
+}
+
+bool ZnodeTree::deserialize(jute::Reader& r) {
+  int32_t magic = 0, format = 0, next_acl = 0, acl_count = 0;
+  int64_t last_zxid = 0, node_count = 0;
+  if (!r.read_int(magic) || magic != kMagic || !r.read_int(format) || format != kFormat) return false;
+  if (!r.read_long(last_zxid) || !r.read_int(next_acl) || !r.read_int(acl_count)) return false;
+  if (next_acl < 1 || acl_count < 0) return false;
+
+  ZnodeTree t(EmptyTag{}, options_);
+  t.last_zxid_ = last_zxid;
+  t.acls_.set_next_id(static_cast<uint32_t>(next_acl));
+  for (int32_t i = 0; i < acl_count; ++i) {
+    int32_t id = 0;
+    std::vector<jute::ACL> acl;
+    if (!r.read_int(id) || !jute::decode(r, acl)) return false;
+    if (id < 1 || !t.acls_.restore_entry(static_cast<uint32_t>(id), std::move(acl))) return false;
+  }
+  if (!r.read_long(node_count) || node_count < 1) return false;
+
+  for (int64_t i = 0; i < node_count; ++i) {
+    std::string path;
+    jute::Buffer data;
+    Znode n;
+    int32_t acl = 0, kind = 0;
+    if (!r.read_string(path) || !r.read_buffer(data) || !r.read_long(n.czxid) ||
+        !r.read_long(n.mzxid) || !r.read_long(n.pzxid) || !r.read_long(n.ctime) ||
+        !r.read_long(n.mtime) || !r.read_long(n.owner) || !r.read_int(n.version) ||
+        !r.read_int(n.cversion) || !r.read_int(n.aversion) || !r.read_int(acl) ||
+        !r.read_int(kind)) {
+      return false;
+    }
+    if (kind < 0 || kind > static_cast<int32_t>(NodeKind::kTtl)) return false;
+    n.kind = static_cast<NodeKind>(kind);
+    if (acl < 1 || !t.acls_.contains(static_cast<uint32_t>(acl))) return false;
+    n.acl = static_cast<uint32_t>(acl);
+    n.data_null = data.is_null;
+    if (data.is_null && !data.bytes.empty()) return false;
+    n.data = std::move(data.bytes);
+    switch (n.kind) {
+      case NodeKind::kEphemeral:
+        if (n.owner == 0) return false;
+        break;
+      case NodeKind::kTtl:
+        if (n.owner <= 0 || n.owner > kMaxTtlMs) return false;
+        break;
+      default:
+        if (n.owner != 0) return false;
+    }
+    if (!validate_path(path)) return false;
+    if (i == 0) {
+      if (path != "/" || n.kind != NodeKind::kPersistent) return false;
+      t.insert_entry(std::move(path), std::move(n), nullptr, false);
+      continue;
+    }
+    if (t.find(path)) return false;
+    ZnodeEntry* parent = t.find(parent_of(path));
+    if (!parent || parent->second.kind == NodeKind::kEphemeral) return false;
+    t.insert_entry(std::move(path), std::move(n), parent, false);
+  }
+  if (!r.ok()) return false;
+  t.acls_.purge_unused();
+  *this = std::move(t);
+  return true;
+}
+
+}  // namespace zkraft::tree

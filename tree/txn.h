@@ -1,0 +1,90 @@
+#pragma once
+// What the caller hands the tree with each applied transaction, and what the tree hands back:
+// the transaction context, watch triggers, create modes and the multi-op records.
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "jute/archive.h"
+#include "jute/data.h"
+
+namespace zkraft::tree {
+
+// Supplied by the caller for each applied transaction. Everything that must be identical on every
+// server comes from here (zxid and time from the log entry), never from a local clock.
+struct TxnContext {
+  int64_t zxid = 0;                              // this txn's zxid
+  int64_t time_ms = 0;                           // leader's wall time stamped into the log entry
+  int64_t session_id = 0;                        // caller's session (0 for server-internal ops)
+  const std::vector<jute::Id>* auth = nullptr;   // caller's identities; nullptr = none
+};
+
+// Watch event types the tree reports (values are WatcherEvent.type on the wire).
+enum class EventType : int32_t {
+  kNodeCreated = 1,
+  kNodeDeleted = 2,
+  kNodeDataChanged = 3,
+  kNodeChildrenChanged = 4,
+};
+
+// One change a watch registry must turn into events, in the order the changes happened.
+// kNodeDeleted fires data and child watches on `path`; kNodeChildrenChanged fires child watches.
+struct WatchTrigger {
+  EventType type;
+  std::string path;
+  bool operator==(const WatchTrigger&) const = default;
+};
+
+// CreateRequest.flags (CreateMode).
+namespace create_mode {
+inline constexpr int32_t kPersistent = 0;
+inline constexpr int32_t kEphemeral = 1;
+inline constexpr int32_t kPersistentSequential = 2;
+inline constexpr int32_t kEphemeralSequential = 3;
+inline constexpr int32_t kContainer = 4;
+inline constexpr int32_t kPersistentWithTtl = 5;
+inline constexpr int32_t kPersistentSequentialWithTtl = 6;
+inline constexpr bool valid(int32_t m) { return m >= 0 && m <= 6; }
+inline constexpr bool ephemeral(int32_t m) { return m == 1 || m == 3; }
+inline constexpr bool sequential(int32_t m) { return m == 2 || m == 3 || m == 6; }
+inline constexpr bool container(int32_t m) { return m == 4; }
+inline constexpr bool ttl(int32_t m) { return m == 5 || m == 6; }
+}  // namespace create_mode
+
+// Largest TTL ZooKeeper accepts (EphemeralType.TTL.maxValue(): about 34 years in ms).
+inline constexpr int64_t kMaxTtlMs = 0xFFFFFFFFFFLL;
+
+// Sub-operations of a multi (op 14). A create's ttl is -1 unless mode is a TTL mode.
+struct CreateOp {
+  std::string path;
+  jute::Buffer data;
+  std::vector<jute::ACL> acl;
+  int32_t mode = 0;
+  int64_t ttl = -1;
+};
+struct DeleteOp {
+  std::string path;
+  int32_t version = -1;
+};
+struct SetDataOp {
+  std::string path;
+  jute::Buffer data;
+  int32_t version = -1;
+};
+struct CheckOp {
+  std::string path;
+  int32_t version = -1;
+};
+using MultiOp = std::variant<CreateOp, DeleteOp, SetDataOp, CheckOp>;
+
+// Result of one sub-operation. On success: err 0, `path` = created path (create), `stat` = the
+// node's Stat after the op (create and setData). On failure see ZnodeTree::multi.
+struct MultiOpResult {
+  int32_t err = 0;
+  std::string path;
+  jute::Stat stat;
+};
+
+}  // namespace zkraft::tree

@@ -1,0 +1,201 @@
+#pragma once
+// ZnodeTree: the znode tree as a deterministic state machine.
+//
+// Every server applies the same committed transactions in the same order through the write calls
+// below and must end in the same state, so nothing here reads a clock, draws a random number or
+// lets hash order reach its output: zxid and time come from the caller's TxnContext, sequential
+// names from the parent's create counter, child lists keep a history-determined order (ZooKeeper
+// promises no order; ours is stable and survives a snapshot round trip).
+//
+// Results are ZooKeeper error codes (jute::err). The checks and their order follow Apache
+// ZooKeeper 3.9's PrepRequestProcessor / DataTree / FinalRequestProcessor; each call's comment
+// lists its order. Not checked here (the server's job): session validity, TTL nodes being enabled
+// (kUnimplemented when zookeeper.extendedTypesEnabled is off), quotas, read-only mode.
+//
+// Not thread-safe: one thread (the apply thread) owns the tree.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "jute/archive.h"
+#include "jute/data.h"
+#include "tree/acl.h"
+#include "tree/acl_cache.h"
+#include "tree/path.h"
+#include "tree/txn.h"
+#include "tree/znode.h"
+
+namespace zkraft::tree {
+
+class ZnodeTree {
+ public:
+  struct Options {
+    AuthSchemes schemes;  // which ACL schemes exist besides world/auth/digest/ip
+  };
+
+  // A fresh ZooKeeper tree: "/", "/zookeeper", "/zookeeper/quota" ([31 world:anyone], empty data,
+  // all stat fields 0) and "/zookeeper/config" ([1 world:anyone], aversion -1).
+  ZnodeTree();
+  explicit ZnodeTree(Options options);
+  ZnodeTree(ZnodeTree&&) noexcept = default;
+  ZnodeTree& operator=(ZnodeTree&&) noexcept = default;
+  ZnodeTree(const ZnodeTree&) = delete;
+  ZnodeTree& operator=(const ZnodeTree&) = delete;
+
+  // ---- Reads. Paths are not validated (a malformed path is simply absent: kNoNode); "" is an
+  // alias of "/" as in ZooKeeper. ----
+
+  // kNoNode, then READ.
+  int32_t get_data(std::string_view path, const std::vector<jute::Id>& auth, jute::Buffer& data,
+                   jute::Stat& stat) const;
+  // kBadArguments if path holds a NUL; kNoNode; READ on the existing node (3.8.4+/3.9.2+).
+  int32_t exists(std::string_view path, const std::vector<jute::Id>& auth, jute::Stat& stat) const;
+  // kNoNode, then READ. `stat` may be null (getChildren vs getChildren2).
+  int32_t get_children(std::string_view path, const std::vector<jute::Id>& auth,
+                       std::vector<std::string>& children, jute::Stat* stat) const;
+  // kNoNode, then READ or ADMIN. Without ADMIN, digest ids come back masked as "user:x".
+  int32_t get_acl(std::string_view path, const std::vector<jute::Id>& auth,
+                  std::vector<jute::ACL>& acl, jute::Stat& stat) const;
+  // kNoNode, then READ. Counts all descendants (for "/" that includes /zookeeper/**).
+  int32_t get_all_children_number(std::string_view path, const std::vector<jute::Id>& auth,
+                                  int32_t& n) const;
+  // The standalone check op: kBadArguments (path), kNoNode, READ, kBadVersion (-1 = any).
+  int32_t check_version(std::string_view path, const std::vector<jute::Id>& auth,
+                        int32_t version) const;
+  // getEphemerals: the session's ephemeral paths starting with `prefix` ("" or "/" = all), sorted.
+  std::vector<std::string> ephemerals_of(int64_t session_id, std::string_view prefix) const;
+  // No ACL check: for SetWatches and watch bookkeeping. False if absent.
+  bool stat_of(std::string_view path, jute::Stat& stat) const;
+  bool contains(std::string_view path) const { return find(path) != nullptr; }
+
+  // ---- Writes (applied transactions). Each sets last_zxid() to ctx.zxid, success or not. ----
+
+  // Order: mode valid (kBadArguments) -> ttl valid for the mode (kBadArguments; TTL modes need
+  // 0 < ttl <= kMaxTtlMs, others ttl < 0) -> path has a '/' and no NUL (kBadArguments) -> ACL
+  // fixup (kInvalidAcl) -> parent exists (kNoNode) -> CREATE on parent (kNoAuth) -> sequential
+  // suffix -> full path validation (kBadArguments) -> exists (kNodeExists) -> parent ephemeral
+  // (kNoChildrenForEphemerals). Triggers: NodeCreated(path), NodeChildrenChanged(parent).
+  int32_t create(const TxnContext& ctx, std::string_view path, const jute::Buffer& data,
+                 const std::vector<jute::ACL>& acl, int32_t mode, int64_t ttl,
+                 std::string& created_path, jute::Stat* stat, std::vector<WatchTrigger>& out);
+  // Order: path has a '/', no NUL, not special (kBadArguments) -> parent exists (kNoNode) ->
+  // DELETE on parent (kNoAuth) -> node exists (kNoNode) -> version (kBadVersion) -> no children
+  // (kNotEmpty). Triggers: NodeDeleted(path), NodeChildrenChanged(parent).
+  int32_t remove(const TxnContext& ctx, std::string_view path, int32_t version,
+                 std::vector<WatchTrigger>& out);
+  // Order: path valid (kBadArguments) -> exists (kNoNode) -> WRITE (kNoAuth) -> version
+  // (kBadVersion). Trigger: NodeDataChanged(path).
+  int32_t set_data(const TxnContext& ctx, std::string_view path, const jute::Buffer& data,
+                   int32_t version, jute::Stat& stat, std::vector<WatchTrigger>& out);
+  // Order: path valid (kBadArguments) -> ACL fixup (kInvalidAcl) -> exists (kNoNode) -> ADMIN
+  // (kNoAuth) -> aversion (kBadVersion). No triggers.
+  int32_t set_acl(const TxnContext& ctx, std::string_view path, const std::vector<jute::ACL>& acl,
+                  int32_t version, jute::Stat& stat);
+  // Atomic. All ops share ctx.zxid and see the effects of earlier ops. On success `ok` is true
+  // and each result is as the single op would give. On the first failure nothing changes and no
+  // triggers are added: results before it are err 0, the failing op carries its code, those
+  // after it kRuntimeInconsistency, and `ok` is false.
+  std::vector<MultiOpResult> multi(const TxnContext& ctx, const std::vector<MultiOp>& ops,
+                                   std::vector<WatchTrigger>& out, bool& ok);
+  // Session close or expiry: deletes the session's ephemerals in sorted path order.
+  void close_session(const TxnContext& ctx, int64_t session_id, std::vector<WatchTrigger>& out);
+  // deleteContainer (op 20), generated by the reaper; no ACL check. Order: path has a '/', no
+  // NUL, not special (kBadArguments) -> exists (kNoNode) -> no children (kNotEmpty) -> not a
+  // session ephemeral (kBadVersion, as ZooKeeper).
+  int32_t delete_container(const TxnContext& ctx, std::string_view path,
+                           std::vector<WatchTrigger>& out);
+  // For transactions that touch no node (createSession, errors, ...).
+  void set_last_zxid(int64_t zxid) { last_zxid_ = zxid; }
+
+  // Reaper candidates, sorted (containers first, then TTL nodes), at most `max`: empty containers
+  // that have had a child (or, if max_never_used_ms > 0, older than that by mtime); TTL nodes
+  // without children whose now - mtime > ttl.
+  std::vector<std::string> reap_candidates(int64_t now_ms, size_t max,
+                                           int64_t max_never_used_ms = 0) const;
+
+  // ---- Stats (4lw / mntr). ----
+  // ZooKeeper's count: real znodes + 1 (its root is indexed under both "" and "/").
+  size_t node_count() const { return index_.size() + 1; }
+  size_t ephemeral_count() const;
+  // Sum of path lengths and data lengths, counted like ZooKeeper (root as "" and "/").
+  int64_t approximate_data_size() const { return data_size_; }
+  int64_t last_zxid() const { return last_zxid_; }
+
+  // ---- Snapshot. ----
+  // Writes the whole state (nodes with all counters, ACL table, last zxid).
+  void serialize(jute::Writer& w) const;
+  // Replaces the contents with a serialized state. Bounded by the reader; returns false (and
+  // leaves the tree unchanged) on malformed or inconsistent input.
+  bool deserialize(jute::Reader& r);
+  // 64-bit hash of the whole state as serialize() writes it: equal digests = equal trees.
+  uint64_t digest() const;
+
+ private:
+  struct TransparentHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using Index = std::unordered_map<std::string, Znode, TransparentHash, std::equal_to<>>;
+
+  // One reversible step of a multi, undone in reverse order on failure.
+  struct Undo {
+    enum class Kind : uint8_t { kUpdated, kCreated, kDeleted };
+    Kind kind;
+    std::string path;
+    Znode saved;         // kUpdated: the node before (no children); kDeleted: the removed node
+    uint32_t index = 0;  // kDeleted: its position in the parent's child list
+  };
+
+  struct EmptyTag {};
+  ZnodeTree(EmptyTag, Options options);
+
+  ZnodeEntry* find(std::string_view path);
+  const ZnodeEntry* find(std::string_view path) const;
+  bool allowed(const Znode& n, int32_t perm, const std::vector<jute::Id>& auth) const;
+  void fill_stat(const Znode& n, jute::Stat& stat) const;
+
+  int32_t do_create(const TxnContext& ctx, std::string_view path, const jute::Buffer& data,
+                    const std::vector<jute::ACL>& acl, int32_t mode, int64_t ttl,
+                    std::string& created_path, jute::Stat* stat, std::vector<WatchTrigger>& out);
+  int32_t do_remove(const TxnContext& ctx, std::string_view path, int32_t version,
+                    std::vector<WatchTrigger>& out);
+  int32_t do_set_data(const TxnContext& ctx, std::string_view path, const jute::Buffer& data,
+                      int32_t version, jute::Stat& stat, std::vector<WatchTrigger>& out);
+  int32_t do_check(const TxnContext& ctx, std::string_view path, int32_t version) const;
+  void erase_node(const TxnContext& ctx, ZnodeEntry* node, ZnodeEntry* parent,
+                  std::vector<WatchTrigger>& out);
+  void finish(const TxnContext& ctx);
+
+  // Primitive mutations; they keep the side indexes and counters right, and log undo steps
+  // while a multi runs.
+  ZnodeEntry* insert_entry(std::string path, Znode node, ZnodeEntry* parent, bool at_saved_index);
+  Znode remove_entry(ZnodeEntry* e, ZnodeEntry* parent);
+  void note_update(ZnodeEntry* e);
+  void restore_header(Znode& n, const Znode& saved);
+  void rollback(std::vector<Undo>& log);
+  static Znode copy_header(const Znode& n);
+  static int64_t size_of(std::string_view path, const Znode& n);
+
+  void write_header(jute::Writer& w) const;
+  template <class F>
+  void for_each_preorder(F&& f) const;
+  static void write_node(jute::Writer& w, const ZnodeEntry& e);
+
+  Options options_;
+  Index index_;
+  AclCache acls_;
+  std::map<int64_t, std::set<std::string_view>> ephemerals_;  // views into index_ keys
+  std::set<std::string_view> containers_;
+  std::set<std::string_view> ttls_;
+  int64_t data_size_ = 1;  // the "/" alias of the root
+  int64_t last_zxid_ = 0;
+  std::vector<Undo>* undo_ = nullptr;  // set while a multi runs
+};
+
+}  // namespace zkraft::tree
