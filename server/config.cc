@@ -452,6 +452,17 @@ bool read_myid(Config& cfg, std::string* error) {
   return parse_int_into("myid (" + path + ")", trim(ss.str()), 0, kMaxServerId, cfg.server_id, error);
 }
 
+void apply_server_identity(Config& cfg, bool keep_client_port, bool keep_client_address) {
+  const std::string id = std::to_string(cfg.server_id);
+  for (std::string* dir : {&cfg.data_dir, &cfg.data_log_dir}) {
+    for (size_t pos; (pos = dir->find("{id}")) != std::string::npos;) dir->replace(pos, 4, id);
+  }
+  if (const PeerConfig* me = cfg.self()) {
+    if (!keep_client_port && me->client_port != 0) cfg.client_port = me->client_port;
+    if (!keep_client_address && !me->client_address.empty()) cfg.client_address = me->client_address;
+  }
+}
+
 bool validate_config(const Config& cfg, std::string* error) {
   if (cfg.data_dir.empty()) return fail(error, "data_dir (dataDir): missing");
   if (cfg.client_port < 0 || cfg.client_port > kMaxPort) {
@@ -549,9 +560,10 @@ bool parse_command_line(int argc, char** argv, Config& cfg, std::string* error) 
   }
   if (!server_id.empty()) {
     if (!parse_int_into("--server-id", server_id, 0, kMaxServerId, cfg.server_id, error)) return false;
-  } else if (!read_myid(cfg, error)) {
+  } else if (cfg.data_dir.find("{id}") == std::string::npos && !read_myid(cfg, error)) {
     return false;
   }
+  apply_server_identity(cfg, !client_port.empty(), !client_address.empty());
   return validate_config(cfg, error);
 }
 

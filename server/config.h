@@ -89,8 +89,13 @@ bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error);
 // .properties, otherwise by content (a `key=value` line before any `key:` line means zoo.cfg).
 bool load_config_file(const std::string& path, Config& cfg, std::string* error);
 
-// If <data_dir>/myid exists, sets server_id from it (a positive integer, whitespace trimmed).
+// If <data_dir>/myid exists, sets server_id from it (an integer 0..255, whitespace trimmed).
 bool read_myid(Config& cfg, std::string* error);
+
+// After the file and flags: replaces "{id}" in data_dir and data_log_dir by server_id and, when
+// this server has an entry in `servers`, takes client_address / client_port from it where the
+// entry gives them (unless the flags set them: keep_client_address / keep_client_port).
+void apply_server_identity(Config& cfg, bool keep_client_port, bool keep_client_address);
 
 // Range and consistency checks (ports, positive times, min <= max session timeout, unique peer
 // ids, this server present in an ensemble, data_dir given).
@@ -98,8 +103,8 @@ bool validate_config(const Config& cfg, std::string* error);
 
 // The server's command line: --config FILE, then overrides --client-port, --client-address,
 // --data-dir, --tick-time, --server-id, --admin-port. Order of application: defaults, file,
-// overrides, myid (only if --server-id was not given), validate. --help / --version print to
-// stdout and exit(0).
+// flags, myid (only if --server-id was not given and data_dir has no "{id}"),
+// apply_server_identity, validate. --help / --version print to stdout and exit(0).
 bool parse_command_line(int argc, char** argv, Config& cfg, std::string* error);
 
 }  // namespace zkraft::server
