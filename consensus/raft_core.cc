@@ -482,7 +482,9 @@ void RaftCore::handle_snapshot_chunk(const Message& m) {
     ack_commit();
     return;
   }
-  if (m.snapshot_offset == 0) {
+  // Offset 0 starts a new transfer, unless it is a repeat of the one in progress (a duplicate or
+  // a resend): then the mismatch answer below tells the leader where to continue.
+  if (m.snapshot_offset == 0 && !(incoming_snapshot_ && *incoming_snapshot_ == meta)) {
     incoming_snapshot_ = meta;
     incoming_snapshot_data_.clear();
   }
@@ -545,8 +547,8 @@ void RaftCore::step_leader(const Message& m) {
       break;
     case MessageType::kSnapshotResponse:
       pr.recent_active = true;
-      if (pr.state == ProgressState::kSnapshot && pr.pending_snapshot == snapshot_meta_.index &&
-          m.index >= pr.snapshot_acked_offset) {
+      if (pr.state == ProgressState::kSnapshot && pr.pending_snapshot == snapshot_meta_.index) {
+        // The follower's latest answer is the truth about what it holds (it may have restarted).
         pr.snapshot_acked_offset = m.index;
         if (m.index < snapshot_data_.size()) send_snapshot_chunk(m.from);
       }

@@ -1,0 +1,179 @@
+#pragma once
+// A deterministic discrete-event simulation of a Raft cluster: N RaftCores, a virtual clock, a
+// simulated network (delay, loss, duplication, reordering, symmetric and asymmetric partitions)
+// and simulated disks (latency; a crash loses unsynced writes and may tear the last one).
+//
+// Everything random comes from one seeded SimRng and events are ordered by (time, sequence), so
+// the same seed and the same calls produce the same run; trace_hash() fingerprints the run.
+// The SafetyChecker runs after every event. Scenario tests drive it by hand (partition, crash,
+// propose, run_until); run_random_seed() drives it from the seed alone.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "consensus/raft_core.h"
+#include "tests/sim/safety_checker.h"
+#include "tests/sim/sim_rng.h"
+#include "tests/sim/sim_storage.h"
+
+namespace zkraft::sim {
+
+using consensus::NodeId;
+
+struct SimOptions {
+  uint64_t seed = 1;
+  int voters = 3;        // nodes 1..voters start as the voting membership
+  int spare_nodes = 0;   // nodes voters+1.. exist (running, empty) and may be added later
+  int tick_ms = 10;
+  consensus::RaftConfig raft;  // id and initial_membership are filled in per node
+  // Network.
+  uint64_t min_delay_ms = 1;
+  uint64_t max_delay_ms = 10;
+  uint64_t loss_per_mille = 0;
+  uint64_t dup_per_mille = 0;
+  uint64_t slow_per_mille = 0;  // messages delayed up to 10x max_delay (reordering)
+  // Disk.
+  uint64_t min_disk_ms = 1;
+  uint64_t max_disk_ms = 5;
+  uint64_t tear_per_mille = 500;  // on crash, chance that a prefix of the in-flight write lands
+  // Snapshots: take one when this many entries were applied since the last; 0 = never.
+  uint64_t snapshot_every = 0;
+  uint64_t keep_log_tail = 5;
+  bool trace = false;  // print every event
+};
+
+struct NodeStats {
+  uint64_t applied_entries = 0;
+  uint64_t snapshots_restored = 0;
+};
+
+class SimCluster {
+ public:
+  explicit SimCluster(const SimOptions& options);
+
+  // ---- time ----
+  uint64_t now() const { return now_; }
+  void run_for(uint64_t ms);
+  // Runs until pred() holds (checked after each event) or max_ms passed; returns pred().
+  bool run_until(const std::function<bool()>& pred, uint64_t max_ms);
+
+  // ---- faults ----
+  void block(NodeId from, NodeId to);    // one direction
+  void unblock(NodeId from, NodeId to);
+  void isolate(NodeId id);               // both directions to everyone
+  void partition(const std::vector<std::vector<NodeId>>& groups);
+  void heal();                           // all links up
+  void crash(NodeId id);
+  void restart(NodeId id);
+  bool is_up(NodeId id) const { return nodes_.at(id).up; }
+  void set_loss(uint64_t per_mille) { opt_.loss_per_mille = per_mille; }
+  void set_dup(uint64_t per_mille) { opt_.dup_per_mille = per_mille; }
+  void set_slow(uint64_t per_mille) { opt_.slow_per_mille = per_mille; }
+
+  // ---- client actions (each pumps the node afterwards) ----
+  consensus::ProposeResult propose(NodeId id, const std::string& data);
+  consensus::ProposeResult propose_conf_change(NodeId id, const consensus::ConfChange& cc);
+  consensus::RaftError transfer_leadership(NodeId id, NodeId to);
+  consensus::RaftError read_index(NodeId id, uint64_t context);
+  void broken_leader_connection(NodeId id);
+  // Snapshot + compact now on node `id` (regardless of snapshot_every).
+  void take_snapshot(NodeId id, uint64_t keep_tail);
+
+  // ---- observation ----
+  std::vector<NodeId> node_ids() const;
+  const consensus::RaftCore& core(NodeId id) const { return *nodes_.at(id).core; }
+  // The up node that is leader with the highest term, or 0.
+  NodeId leader() const;
+  consensus::Index applied(NodeId id) const { return nodes_.at(id).sm_applied; }
+  const std::vector<consensus::ReadState>& read_states(NodeId id) const { return nodes_.at(id).read_states; }
+  // Data of the entries applied by node id, in order (entries restored from a snapshot are not
+  // listed; see stats().snapshots_restored).
+  const std::vector<std::string>& applied_data(NodeId id) const { return nodes_.at(id).applied_data; }
+  const NodeStats& stats(NodeId id) const { return nodes_.at(id).stats; }
+  const SafetyChecker& checker() const { return checker_; }
+  bool ok() const { return checker_.ok(); }
+  uint64_t trace_hash() const { return trace_hash_; }
+  uint64_t events() const { return events_; }
+  SimRng& rng() { return rng_; }
+
+ private:
+  struct Node {
+    NodeId id = 0;
+    bool up = true;
+    uint64_t epoch = 0;  // bumps on crash: events scheduled before it are void
+    std::unique_ptr<consensus::RaftCore> core;
+    SimRng rng{0};
+    SimStorage storage;
+    std::optional<consensus::Ready> inflight;  // Ready being persisted
+    consensus::Index sm_applied = 0;
+    uint64_t sm_hash = 0;
+    consensus::Index last_snapshot = 0;
+    std::vector<consensus::ReadState> read_states;
+    std::vector<std::string> applied_data;
+    NodeStats stats;
+  };
+  enum class EventKind { kTick, kDeliver, kDiskDone };
+  struct Event {
+    uint64_t time;
+    uint64_t seq;
+    EventKind kind;
+    NodeId node;
+    uint64_t epoch;
+    std::string payload;  // encoded message for kDeliver
+    bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+  };
+
+  void schedule(uint64_t at, EventKind kind, NodeId node, uint64_t epoch, std::string payload = {});
+  bool step_one();  // runs the next event; false if none
+  void handle(const Event& ev);
+  void start_node(Node& n);
+  void pump(Node& n);
+  void disk_done(Node& n);
+  void send(const consensus::Message& m);
+  void apply_entry(Node& n, const consensus::Entry& e);
+  void maybe_snapshot(Node& n, bool force, uint64_t keep_tail);
+  void after_event();
+  void trace(const std::string& line);
+  std::map<NodeId, const consensus::RaftCore*> current_leaders() const;
+
+  SimOptions opt_;
+  SimRng rng_;
+  uint64_t now_ = 0;
+  uint64_t seq_ = 0;
+  uint64_t events_ = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
+  std::map<NodeId, Node> nodes_;
+  std::set<std::pair<NodeId, NodeId>> blocked_;
+  consensus::Membership initial_;
+  SafetyChecker checker_;
+  uint64_t trace_hash_ = 1469598103934665603ull;
+};
+
+// Outcome of one randomized run.
+struct SeedResult {
+  uint64_t seed = 0;
+  bool ok = false;
+  std::string failure;  // safety violation or liveness failure
+  uint64_t trace_hash = 0;
+  uint64_t events = 0;
+  uint64_t committed = 0;
+};
+
+struct RandomRunOptions {
+  uint64_t fault_ms = 6000;     // random faults during this long
+  uint64_t liveness_ms = 8000;  // after healing, a leader must commit within this long
+  bool trace = false;
+};
+
+// Derives a cluster (3 or 5 voters, maybe spare nodes, snapshots) and a fault schedule from the
+// seed, runs it, heals everything, and checks that the cluster makes progress again.
+SeedResult run_random_seed(uint64_t seed, const RandomRunOptions& options = RandomRunOptions{});
+
+}  // namespace zkraft::sim
