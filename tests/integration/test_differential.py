@@ -177,6 +177,163 @@ def run_script(server):
     return tr.normalise(sessions)
 
 
+def run_raw_script(server):
+    """Wire-level edge cases (protocol reference §1.3-§1.7) on one raw session. Each step records
+    the reply xid, err, reply zxid (ranked later) and the decoded body; notifications that arrive
+    before a reply are recorded in order, so "event before the reply that shows the change" is
+    compared too. The notification header zxid is left out: 3.8 sends -1, 3.9 the change's zxid."""
+    W = zkwire
+    steps = []
+    zx = []
+
+    def rec(label, frames, reply, decode=None):
+        events = []
+        for (_xid, _zxid, _err, body) in frames:
+            d = W.Decoder(body)
+            events.append(["event", d.int32(), d.int32(), d.ustring()])
+        xid, zxid, err, body = reply
+        zx.append(zxid)
+        out = {"xid": xid, "err": err, "zxid": len(zx) - 1}
+        if err == 0 and decode is not None:
+            out["body"] = decode(W.Decoder(body))
+        else:
+            out["body_len"] = len(body)
+        steps.append([label, events, out])
+
+    def stat_of(d):
+        st = d.stat()
+        for f in ("czxid", "mzxid", "pzxid"):
+            zx.append(st[f])
+            st[f] = "zx%d" % (len(zx) - 1)
+        st["ctime"] = st["mtime"] = "t"
+        st["ephemeralOwner"] = "s" if st["ephemeralOwner"] else 0
+        return st
+
+    r = W.RawSession(server.host, server.port, timeout_ms=30000)
+    steps.append(["connect", [], {"protocolVersion": r.protocol_version, "timeOut": r.timeout_ms,
+                                  "len": r.connect_response_len, "passwd_len": len(r.passwd)}])
+    path_of = lambda d: d.ustring()
+    call = lambda op, body=b"", xid=None: r.call(op, body, xid)
+    rec("create /raw", *call(W.OP_CREATE, W.create_body("/raw", b"x")), path_of)
+    rec("getData /raw", *call(W.OP_GETDATA, W.ustring("/raw") + W.boolean(False)),
+        lambda d: [d.buffer().decode(), stat_of(d)])
+    rec("create2 /raw/null (null data)", *call(W.OP_CREATE2, W.create_body("/raw/null", None)),
+        lambda d: [d.ustring(), stat_of(d)])
+    rec("getData null", *call(W.OP_GETDATA, W.ustring("/raw/null") + W.boolean(False)),
+        lambda d: [d.buffer(), stat_of(d)])
+    rec("setData empty", *call(W.OP_SETDATA, W.ustring("/raw/null") + W.buffer(b"") + W.int32(-1)), stat_of)
+    rec("getData empty", *call(W.OP_GETDATA, W.ustring("/raw/null") + W.boolean(False)),
+        lambda d: [d.buffer(), stat_of(d)])
+    rec("getData relative path", *call(W.OP_GETDATA, W.ustring("bad") + W.boolean(False)))
+    rec("getData //", *call(W.OP_GETDATA, W.ustring("/a//b") + W.boolean(False)))
+    rec("getData missing", *call(W.OP_GETDATA, W.ustring("/missing") + W.boolean(False)))
+    for bad in ("/raw/", "/raw//x", "/raw/.", "/raw/../x", "/raw/a\u0001b"):
+        rec("create %r" % bad, *call(W.OP_CREATE, W.create_body(bad, b"")))
+    rec("create flags 99", *call(W.OP_CREATE, W.create_body("/raw/f", b"", flags=99)))
+    rec("create empty acl", *call(W.OP_CREATE, W.create_body("/raw/acl", b"", acls=[])))
+    rec("create unknown acl scheme", *call(W.OP_CREATE, W.create_body("/raw/acl", b"", acls=[(31, "nope", "x")])))
+    rec("create exists", *call(W.OP_CREATE, W.create_body("/raw", b"")))
+    rec("create no parent", *call(W.OP_CREATE, W.create_body("/raw/no/parent", b"")))
+    rec("create ephemeral", *call(W.OP_CREATE, W.create_body("/raw/eph", b"", flags=1)), path_of)
+    rec("create under ephemeral", *call(W.OP_CREATE, W.create_body("/raw/eph/c", b"")))
+    rec("create seq", *call(W.OP_CREATE, W.create_body("/raw/s-", b"", flags=2)), path_of)
+    rec("delete /", *call(W.OP_DELETE, W.ustring("/") + W.int32(-1)))
+    rec("delete /zookeeper", *call(W.OP_DELETE, W.ustring("/zookeeper") + W.int32(-1)))
+    rec("delete /zookeeper/config", *call(W.OP_DELETE, W.ustring("/zookeeper/config") + W.int32(-1)))
+    rec("delete bad version", *call(W.OP_DELETE, W.ustring("/raw/eph") + W.int32(5)))
+    rec("delete not empty", *call(W.OP_DELETE, W.ustring("/raw") + W.int32(-1)))
+    rec("setData bad version", *call(W.OP_SETDATA, W.ustring("/raw") + W.buffer(b"y") + W.int32(3)))
+    rec("setData", *call(W.OP_SETDATA, W.ustring("/raw") + W.buffer(b"yy") + W.int32(0)), stat_of)
+    rec("exists missing", *call(W.OP_EXISTS, W.ustring("/raw/w") + W.boolean(True)))
+    rec("create watched (event first)", *call(W.OP_CREATE, W.create_body("/raw/w", b"")), path_of)
+    rec("getData watch", *call(W.OP_GETDATA, W.ustring("/raw/w") + W.boolean(True)),
+        lambda d: [d.buffer(), stat_of(d)])
+    rec("getChildren watch", *call(W.OP_GETCHILDREN, W.ustring("/raw") + W.boolean(True)),
+        lambda d: sorted(d.strings()))
+    rec("delete watched", *call(W.OP_DELETE, W.ustring("/raw/w") + W.int32(-1)))
+    rec("getChildren2", *call(W.OP_GETCHILDREN2, W.ustring("/raw") + W.boolean(False)),
+        lambda d: [sorted(d.strings()), stat_of(d)])
+    rec("getACL", *call(W.OP_GETACL, W.ustring("/raw")),
+        lambda d: [[d.int32(), d.ustring(), d.ustring()] for _ in range(d.int32())] + [stat_of(d)])
+    rec("getACL /zookeeper/config", *call(W.OP_GETACL, W.ustring("/zookeeper/config")),
+        lambda d: [[d.int32(), d.ustring(), d.ustring()] for _ in range(d.int32())] + [stat_of(d)])
+    rec("setACL bad version", *call(W.OP_SETACL, W.ustring("/raw") + W.acl_list(W.OPEN_ACL_UNSAFE) + W.int32(4)))
+    rec("setACL", *call(W.OP_SETACL, W.ustring("/raw") + W.acl_list(W.OPEN_ACL_UNSAFE) + W.int32(0)), stat_of)
+    rec("sync", *call(W.OP_SYNC, W.ustring("/raw")), path_of)
+    rec("ping xid 5", *call(W.OP_PING, b"", xid=5))
+
+    def multi_results(d):
+        out = []
+        while True:
+            typ, done, err = d.int32(), d.boolean(), d.int32()
+            if done:
+                return out
+            if typ == -1:
+                out.append([typ, err, d.int32()])
+            elif typ == W.OP_CREATE:
+                out.append([typ, err, d.ustring()])
+            elif typ == W.OP_SETDATA:
+                out.append([typ, err, stat_of(d)])
+            else:
+                out.append([typ, err])
+
+    rec("multi ok", *call(W.OP_MULTI, W.multi_body([
+        (W.OP_CREATE, W.create_body("/raw/m1", b"1")),
+        (W.OP_SETDATA, W.ustring("/raw/m1") + W.buffer(b"2") + W.int32(0)),
+        (W.OP_CHECK, W.ustring("/raw") + W.int32(1)),
+        (W.OP_DELETE, W.ustring("/raw/m1") + W.int32(1))])), multi_results)
+    rec("multi failing", *call(W.OP_MULTI, W.multi_body([
+        (W.OP_CREATE, W.create_body("/raw/m2", b"")),
+        (W.OP_DELETE, W.ustring("/raw/missing") + W.int32(-1)),
+        (W.OP_SETDATA, W.ustring("/raw") + W.buffer(b"z") + W.int32(-1))])), multi_results)
+    rec("multi check fails", *call(W.OP_MULTI, W.multi_body([
+        (W.OP_CHECK, W.ustring("/raw") + W.int32(99))])), multi_results)
+    rec("getChildren after multis", *call(W.OP_GETCHILDREN, W.ustring("/raw") + W.boolean(False)),
+        lambda d: sorted(d.strings()))
+    rec("close session", *call(W.OP_CLOSE))
+    r.abandon()
+
+    # unknown opcode 10 on a fresh session: -6, then the server closes the connection
+    r2 = W.RawSession(server.host, server.port, timeout_ms=30000)
+    r2.send(1, 10)
+    try:
+        rec("opcode 10", [], r2.read_any())
+        r2.sock.settimeout(10)
+        steps.append(["closed after opcode 10", [], r2.sock.recv(1) == b""])
+    except (ConnectionError, OSError) as e:
+        steps.append(["opcode 10", [], "closed without reply"])
+    r2.abandon()
+
+    # dense rank of every zxid recorded (reply headers and stats); 0 and -1 stay as they are
+    order = {z: i + 1 for i, z in enumerate(sorted(set(z for z in zx if z > 0)))}
+    names = {i: (order[z] if z > 0 else z) for i, z in enumerate(zx)}
+
+    def fix(v):
+        if isinstance(v, dict):
+            return {k: (names[val] if k == "zxid" or (isinstance(val, str) and val.startswith("zx") and k.endswith("zxid"))
+                        else fix(val)) for k, val in v.items()}
+        if isinstance(v, list):
+            return [fix(x) for x in v]
+        return v
+
+    def fix_stat_refs(v):
+        if isinstance(v, dict):
+            return {k: (names[int(val[2:])] if isinstance(val, str) and val.startswith("zx") else fix_stat_refs(val))
+                    for k, val in v.items()}
+        if isinstance(v, list):
+            return [fix_stat_refs(x) for x in v]
+        return v
+
+    out = []
+    for step in steps:
+        label, events, body = step
+        if isinstance(body, dict) and "zxid" in body:
+            body = dict(body, zxid=names[body["zxid"]])
+        out.append(json.dumps([label, events, fix_stat_refs(body)], sort_keys=True,
+                              default=lambda b: "b:" + b.decode("latin-1")))
+    return out
+
+
 class Differential(unittest.TestCase):
     maxDiff = None
 
@@ -185,6 +342,18 @@ class Differential(unittest.TestCase):
             expected = run_script(ref)
         with harness.Server(name="candidate") as cand:
             got = run_script(cand)
+        if expected != got:
+            for i, (e, g) in enumerate(zip(expected, got)):
+                if e != g:
+                    print("step %d differs:\n  zookeeper: %s\n  target:    %s" % (i, e, g))
+        self.assertEqual(len(expected), len(got))
+        self.assertEqual(expected, got)
+
+    def test_wire_level_edge_cases_match_zookeeper(self):
+        with harness.Server(kind="zookeeper", name="reference-raw") as ref:
+            expected = run_raw_script(ref)
+        with harness.Server(name="candidate-raw") as cand:
+            got = run_raw_script(cand)
         if expected != got:
             for i, (e, g) in enumerate(zip(expected, got)):
                 if e != g:
