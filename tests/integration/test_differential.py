@@ -308,14 +308,6 @@ def run_raw_script(server):
     order = {z: i + 1 for i, z in enumerate(sorted(set(z for z in zx if z > 0)))}
     names = {i: (order[z] if z > 0 else z) for i, z in enumerate(zx)}
 
-    def fix(v):
-        if isinstance(v, dict):
-            return {k: (names[val] if k == "zxid" or (isinstance(val, str) and val.startswith("zx") and k.endswith("zxid"))
-                        else fix(val)) for k, val in v.items()}
-        if isinstance(v, list):
-            return [fix(x) for x in v]
-        return v
-
     def fix_stat_refs(v):
         if isinstance(v, dict):
             return {k: (names[int(val[2:])] if isinstance(val, str) and val.startswith("zx") else fix_stat_refs(val))

@@ -19,8 +19,10 @@ import harness  # noqa: E402
 import zkwire  # noqa: E402
 
 from kazoo.client import KazooClient  # noqa: E402
-from kazoo.exceptions import (BadVersionError, NoNodeError, NodeExistsError, NotEmptyError,  # noqa: E402
-                              NoChildrenForEphemeralsError, RolledBackError, RuntimeInconsistency)
+from kazoo.exceptions import (BadVersionError, InvalidACLError, NoAuthError, NoNodeError,  # noqa: E402
+                              NodeExistsError, NotEmptyError, NoChildrenForEphemeralsError,
+                              RolledBackError, RuntimeInconsistency)
+from kazoo.security import ACL, CREATOR_ALL_ACL, Id, OPEN_ACL_UNSAFE, READ_ACL_UNSAFE, make_digest_acl  # noqa: E402
 from kazoo.protocol.states import EventType, KazooState  # noqa: E402
 from kazoo.recipe.election import Election  # noqa: E402
 from kazoo.recipe.lock import Lock  # noqa: E402
@@ -415,6 +417,70 @@ class KazooSuite(unittest.TestCase):
         self.assertNotEqual(c.client_id[0], raw.session_id)
         self.assertIn(KazooState.CONNECTED, states)
         raw.close_session()
+
+    # -- ACLs and auth ----------------------------------------------------------------------------
+
+    def test_digest_acl(self):
+        owner = self.client(auth_data=[("digest", "alice:secret")])
+        acl = [make_digest_acl("alice", "secret", all=True)]
+        p = owner.create(self.root + "/private", b"top", acl=acl)
+        self.assertEqual(owner.get(p)[0], b"top")
+        with self.assertRaises(NoAuthError):
+            self.zk.get(p)
+        with self.assertRaises(NoAuthError):
+            self.zk.set(p, b"x")
+        with self.assertRaises(NoAuthError):
+            self.zk.create(p + "/kid")
+        self.assertIsNotNone(self.zk.exists(p))  # exists needs no permission
+        acls, st = owner.get_acls(p)
+        self.assertEqual(len(acls), 1)
+        self.assertEqual((acls[0].perms, acls[0].id.scheme), (31, "digest"))
+        self.assertEqual(acls[0].id.id, acl[0].id.id)
+        self.assertEqual(st.aversion, 0)
+        later = self.client()
+        later.add_auth("digest", "alice:secret")
+        self.assertEqual(later.get(p)[0], b"top")
+        # CREATOR_ALL_ACL resolves to the creator's authenticated ids
+        c = owner.create(self.root + "/creator", acl=CREATOR_ALL_ACL)
+        self.assertEqual([(a.perms, a.id.scheme, a.id.id) for a in owner.get_acls(c)[0]],
+                         [(31, "digest", acl[0].id.id)])
+        with self.assertRaises(InvalidACLError):
+            self.zk.create(self.root + "/noauth-creator", acl=CREATOR_ALL_ACL)  # no authenticated id
+        # open it up for reading; aversion moves, a stale aversion fails
+        st2 = owner.set_acls(p, acl + list(READ_ACL_UNSAFE), version=0)
+        self.assertEqual(st2.aversion, 1)
+        self.assertEqual(self.zk.get(p)[0], b"top")
+        with self.assertRaises(NoAuthError):
+            self.zk.set(p, b"x")
+        with self.assertRaises(BadVersionError):
+            owner.set_acls(p, OPEN_ACL_UNSAFE, version=0)
+        with self.assertRaises(InvalidACLError):
+            owner.create(self.root + "/bad-acl", acl=[ACL(31, Id("nosuchscheme", "x"))])
+
+    # -- four-letter words ----------------------------------------------------------------------
+
+    def test_four_letter_words(self):
+        self.assertEqual(self.zk.command(b"ruok"), "imok")
+        srvr = self.zk.command(b"srvr")
+        self.assertTrue(srvr.startswith("Zookeeper version: "), srvr)
+        for key in ("Latency min/avg/max:", "Received:", "Sent:", "Connections:", "Outstanding:",
+                    "Zxid: 0x", "Mode: ", "Node count:"):
+            self.assertIn(key, srvr)
+        self.assertTrue(self.server.four_letter("stat").startswith("Zookeeper version: "))
+        self.assertEqual(self.server.four_letter("isro"), "rw")
+        version = self.zk.server_version()  # kazoo parses zookeeper.version from envi
+        self.assertGreaterEqual(version[:2], (3, 5), version)
+        conf = self.server.four_letter("conf")
+        self.assertIn("clientPort=%d" % self.server.port, conf)
+        mntr = dict(line.split("\t", 1) for line in self.server.four_letter("mntr").splitlines() if "\t" in line)
+        for key in ("zk_version", "zk_server_state", "zk_znode_count", "zk_watch_count",
+                    "zk_ephemerals_count", "zk_num_alive_connections", "zk_outstanding_requests"):
+            self.assertIn(key, mntr)
+        self.assertGreater(int(mntr["zk_znode_count"]), 3)
+        # srvr's Zxid is the last committed zxid: at least that of a write we just made
+        st = self.zk.create(self.root + "/4lw", include_data=True)[1]
+        zxid = int(self.server.four_letter("srvr").split("Zxid: ")[1].split()[0], 16)
+        self.assertGreaterEqual(zxid, st.czxid)
 
     # -- Stat fields ------------------------------------------------------------------------------
 
