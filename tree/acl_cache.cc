@@ -48,6 +48,12 @@ bool AclCache::restore_entry(uint32_t id, std::vector<jute::ACL> acl) {
   return true;
 }
 
+bool AclCache::rewind_next_id(uint32_t id) {
+  if (!by_id_.empty() && by_id_.rbegin()->first >= id) return false;
+  next_id_ = id;
+  return true;
+}
+
 void AclCache::clear() {
   by_id_.clear();
   by_key_.clear();

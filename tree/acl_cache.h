@@ -39,6 +39,8 @@ class AclCache {
   }
   bool restore_entry(uint32_t id, std::vector<jute::ACL> acl);
   void set_next_id(uint32_t id) { next_id_ = id; }
+  // After an aborted multi: forget ids handed out since `id` (all of them must be purged).
+  bool rewind_next_id(uint32_t id);
   void clear();
 
  private:

@@ -535,6 +535,7 @@ std::vector<MultiOpResult> ZnodeTree::multi(const TxnContext& ctx, const std::ve
   std::vector<MultiOpResult> results(ops.size());
   std::vector<WatchTrigger> triggers;
   std::vector<Undo> log;
+  const uint32_t acl_next_id = acls_.next_id();
   undo_ = &log;
   size_t failed_at = ops.size();
   int32_t failure = err::kOk;
@@ -568,6 +569,9 @@ std::vector<MultiOpResult> ZnodeTree::multi(const TxnContext& ctx, const std::ve
                std::make_move_iterator(triggers.end()));
   } else {
     rollback(log);
+    // Nothing may remain of the aborted ops, not even ACL ids they interned.
+    acls_.purge_unused();
+    acls_.rewind_next_id(acl_next_id);
     for (size_t i = 0; i < ops.size(); ++i) {
       results[i] = MultiOpResult{};
       results[i].err = i < failed_at ? err::kOk : i == failed_at ? failure : err::kRuntimeInconsistency;

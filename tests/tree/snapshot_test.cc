@@ -1,0 +1,334 @@
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "tests/tree/tree_test_util.h"
+#include "tree/znode_tree.h"
+
+namespace zkraft::tree {
+namespace {
+
+using namespace testing;  // NOLINT
+namespace err = jute::err;
+
+std::string snapshot_of(const ZnodeTree& t) {
+  jute::Writer w;
+  t.serialize(w);
+  return w.take();
+}
+
+bool restore(ZnodeTree& t, const std::string& bytes) {
+  jute::Reader r(bytes);
+  return t.deserialize(r);
+}
+
+// A tree with every kind of state a snapshot must carry.
+ZnodeTree rich_tree() {
+  ZnodeTree t;
+  std::vector<jute::Id> alice{{"digest", "alice:h"}};
+  EXPECT_EQ(create(t, 1, "/app", "cfg"), err::kOk);
+  EXPECT_EQ(create(t, 2, "/app/null"), err::kOk);
+  std::vector<WatchTrigger> out;
+  std::string p;
+  EXPECT_EQ(t.create(ctx(3), "/app/nulldata", jute::Buffer::null(), kOpen, 0, -1, p, nullptr, out), err::kOk);
+  EXPECT_EQ(create(t, 4, "/app/e", "", 3, kOpen, 0x1234), err::kOk);
+  EXPECT_EQ(create(t, 5, "/app/c", "", 4), err::kOk);
+  EXPECT_EQ(create(t, 6, "/app/c/k"), err::kOk);
+  EXPECT_EQ(remove(t, 7, "/app/c/k"), err::kOk);
+  EXPECT_EQ(create(t, 8, "/app/t", "", 6, kOpen, 0, nullptr, 3600000), err::kOk);
+  EXPECT_EQ(create(t, 9, "/priv", "s", 0, {{jute::perms::kAll, {"auth", ""}}}, 0, nullptr, -1, &alice),
+            err::kOk);
+  jute::Stat s;
+  EXPECT_EQ(t.set_data(ctx(10), "/app", buf("cfg2"), 0, s, out), err::kOk);
+  EXPECT_EQ(t.set_acl(ctx(11), "/app/null", kReadOnly, -1, s), err::kOk);
+  EXPECT_EQ(create(t, 12, "/app/s-", "", 2), err::kOk);
+  t.set_last_zxid(13);
+  return t;
+}
+
+TEST(SnapshotTest, FreshTreeRoundTrip) {
+  ZnodeTree a;
+  ZnodeTree b;
+  ASSERT_EQ(create(b, 1, "/junk"), err::kOk);  // replaced by the load
+  ASSERT_TRUE(restore(b, snapshot_of(a)));
+  EXPECT_EQ(a.digest(), b.digest());
+  EXPECT_EQ(snapshot_of(a), snapshot_of(b));
+  EXPECT_FALSE(b.contains("/junk"));
+  EXPECT_EQ(b.node_count(), 5u);
+  EXPECT_EQ(b.approximate_data_size(), 44);
+}
+
+TEST(SnapshotTest, RichTreeRoundTripKeepsEverything) {
+  ZnodeTree a = rich_tree();
+  ZnodeTree b;
+  ASSERT_TRUE(restore(b, snapshot_of(a)));
+  EXPECT_EQ(a.digest(), b.digest());
+  EXPECT_EQ(snapshot_of(a), snapshot_of(b));
+  EXPECT_EQ(b.last_zxid(), 13);
+  EXPECT_EQ(b.node_count(), a.node_count());
+  EXPECT_EQ(b.ephemeral_count(), 1u);
+  EXPECT_EQ(b.approximate_data_size(), a.approximate_data_size());
+  EXPECT_EQ(children(b, "/app"), children(a, "/app"));
+  for (const char* path : {"/", "/app", "/app/null", "/app/nulldata", "/app/e0000000002", "/app/c",
+                           "/app/t0000000004", "/priv", "/zookeeper/config"}) {
+    EXPECT_EQ(stat(b, path), stat(a, path)) << path;
+  }
+  jute::Buffer d;
+  jute::Stat s;
+  ASSERT_EQ(b.get_data("/app/nulldata", kNobody, d, s), err::kOk);
+  EXPECT_TRUE(d.is_null);
+  ASSERT_EQ(b.get_data("/app/null", kNobody, d, s), err::kOk);
+  EXPECT_FALSE(d.is_null);
+  EXPECT_EQ(b.get_data("/priv", kNobody, d, s), err::kNoAuth);
+  std::vector<jute::Id> alice{{"digest", "alice:h"}};
+  EXPECT_EQ(b.get_data("/priv", alice, d, s), err::kOk);
+  EXPECT_EQ(b.reap_candidates(8000 + 3600001, 10), a.reap_candidates(8000 + 3600001, 10));
+  EXPECT_EQ(b.reap_candidates(8000 + 3600001, 10).size(), 2u);
+
+  // Both continue identically: sequence counters, sessions, ACL ids.
+  for (ZnodeTree* t : {&a, &b}) {
+    std::string p;
+    ASSERT_EQ(create(*t, 14, "/app/s-", "", 2, kOpen, 0, &p), err::kOk);
+    EXPECT_EQ(p, "/app/s-0000000006");
+    std::vector<WatchTrigger> out;
+    t->close_session(ctx(15), 0x1234, out);
+    EXPECT_EQ(out.size(), 2u);
+    ASSERT_EQ(create(*t, 16, "/new", "", 0, {{jute::perms::kRead, {"ip", "9.9.9.9"}}}), err::kOk);
+  }
+  EXPECT_EQ(a.digest(), b.digest());
+}
+
+TEST(SnapshotTest, DigestSeesDifferences) {
+  ZnodeTree a = rich_tree();
+  ZnodeTree b = rich_tree();
+  EXPECT_EQ(a.digest(), b.digest());
+  jute::Stat s;
+  std::vector<WatchTrigger> out;
+  ASSERT_EQ(b.set_data(ctx(14), "/app", buf("cfg2"), -1, s, out), err::kOk);  // same data, new version
+  a.set_last_zxid(14);
+  EXPECT_NE(a.digest(), b.digest());
+  ZnodeTree c = rich_tree();
+  ZnodeTree d = rich_tree();
+  ASSERT_EQ(d.set_data(ctx(13), "/app/nulldata", buf(""), -1, s, out), err::kOk);
+  ASSERT_EQ(d.set_data(ctx(13), "/app/nulldata", jute::Buffer::null(), -1, s, out), err::kOk);
+  ASSERT_EQ(c.set_data(ctx(13), "/app/nulldata", buf(""), -1, s, out), err::kOk);
+  ASSERT_EQ(c.set_data(ctx(13), "/app/nulldata", buf(""), -1, s, out), err::kOk);
+  EXPECT_NE(c.digest(), d.digest());  // null vs empty data
+}
+
+TEST(SnapshotTest, MalformedInputIsRejectedWithoutChange) {
+  const std::string good = snapshot_of(rich_tree());
+  ZnodeTree t;
+  ASSERT_EQ(create(t, 1, "/mine"), err::kOk);
+  const uint64_t before = t.digest();
+  // Every truncation fails.
+  for (size_t n = 0; n < good.size(); ++n) {
+    ASSERT_FALSE(restore(t, good.substr(0, n))) << n;
+  }
+  // Single-byte corruptions must not crash; most are rejected, and whatever loads is consistent.
+  for (size_t i = 0; i < good.size(); ++i) {
+    std::string bad = good;
+    bad[i] = static_cast<char>(bad[i] ^ 0x5a);
+    ZnodeTree u;
+    if (restore(u, bad)) {
+      EXPECT_EQ(u.node_count(), static_cast<size_t>([&] {
+                  int32_t n = 0;
+                  EXPECT_EQ(u.get_all_children_number("/", {{"super", ""}}, n), err::kOk);
+                  return n + 2;
+                }()));
+    }
+  }
+  std::mt19937_64 rng(42);
+  for (int k = 0; k < 200; ++k) {
+    std::string junk(static_cast<size_t>(rng() % 300), '\0');
+    for (auto& c : junk) c = static_cast<char>(rng());
+    EXPECT_FALSE(restore(t, junk));
+  }
+  EXPECT_EQ(t.digest(), before);
+  EXPECT_TRUE(t.contains("/mine"));
+}
+
+TEST(SnapshotTest, RejectsStructuralLies) {
+  // A hand-built snapshot whose second node's parent does not exist.
+  jute::Writer w;
+  w.write_int(0x5a4b5452);
+  w.write_int(1);
+  w.write_long(0);
+  w.write_int(2);
+  w.write_int(1);
+  w.write_int(1);
+  jute::encode(w, kOpen);
+  w.write_long(2);
+  auto node = [&](const std::string& path) {
+    w.write_string(path);
+    w.write_buffer(buf(""));
+    for (int i = 0; i < 6; ++i) w.write_long(0);
+    for (int i = 0; i < 3; ++i) w.write_int(0);
+    w.write_int(1);
+    w.write_int(0);
+  };
+  node("/");
+  node("/orphan/child");
+  ZnodeTree t;
+  EXPECT_FALSE(restore(t, w.bytes()));
+  EXPECT_TRUE(t.contains("/zookeeper"));
+}
+
+// ---- deterministic random operations: a tree restored from a mid-way snapshot must end up
+// identical to one that ran straight through, with identical results and triggers.
+
+class OpStream {
+ public:
+  explicit OpStream(uint64_t seed) : rng_(seed) {}
+
+  uint64_t pick(uint64_t n) { return rng_() % n; }
+
+  std::string random_path() {
+    static const char* kNames[] = {"a", "b", "c", "d"};
+    std::string p;
+    uint64_t depth = 1 + pick(3);
+    for (uint64_t i = 0; i < depth; ++i) p += std::string("/") + kNames[pick(4)];
+    return p;
+  }
+
+  jute::Buffer random_data() {
+    if (pick(8) == 0) return jute::Buffer::null();
+    return buf(std::string(pick(6), static_cast<char>('a' + pick(26))));
+  }
+
+  std::vector<jute::ACL> random_acl() {
+    switch (pick(5)) {
+      case 0: return kReadOnly;
+      case 1: return {{jute::perms::kAll, {"auth", ""}}};
+      case 2: return {{jute::perms::kAll, {"digest", "u1:h"}}, {jute::perms::kRead, {"world", "anyone"}}};
+      default: return kOpen;
+    }
+  }
+
+  const std::vector<jute::Id>* random_auth() {
+    static const std::vector<jute::Id> kU1{{"digest", "u1:h"}};
+    static const std::vector<jute::Id> kSuper{{"super", ""}};
+    switch (pick(4)) {
+      case 0: return nullptr;
+      case 1: return &kSuper;
+      default: return &kU1;
+    }
+  }
+
+  CreateOp random_create() {
+    CreateOp op{random_path(), random_data(), random_acl(), static_cast<int32_t>(pick(7)), -1};
+    if (create_mode::ttl(op.mode)) op.ttl = 1 + static_cast<int64_t>(pick(5000));
+    return op;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+// Applies operation number `i` of the stream and appends a textual record of what happened.
+void apply_random_op(ZnodeTree& t, OpStream& s, int64_t zxid, std::string& log) {
+  TxnContext c;
+  c.zxid = zxid;
+  c.time_ms = zxid * 10;
+  c.session_id = 1 + static_cast<int64_t>(s.pick(3));
+  c.auth = s.random_auth();
+  std::vector<WatchTrigger> out;
+  int32_t rc = 0;
+  jute::Stat st;
+  switch (s.pick(10)) {
+    case 0:
+    case 1:
+    case 2: {
+      CreateOp op = s.random_create();
+      std::string created;
+      rc = t.create(c, op.path, op.data, op.acl, op.mode, op.ttl, created, &st, out);
+      log += created;
+      break;
+    }
+    case 3:
+    case 4:
+      rc = t.remove(c, s.random_path(), s.pick(3) == 0 ? 0 : -1, out);
+      break;
+    case 5: {
+      std::string path = s.random_path();
+      jute::Buffer data = s.random_data();
+      rc = t.set_data(c, path, data, s.pick(3) == 0 ? 1 : -1, st, out);
+      break;
+    }
+    case 6: {
+      std::string path = s.random_path();
+      auto acl = s.random_acl();
+      rc = t.set_acl(c, path, acl, -1, st);
+      break;
+    }
+    case 7: {
+      std::vector<MultiOp> ops;
+      uint64_t n = 1 + s.pick(4);
+      for (uint64_t k = 0; k < n; ++k) {
+        switch (s.pick(4)) {
+          case 0: ops.emplace_back(s.random_create()); break;
+          case 1: ops.emplace_back(DeleteOp{s.random_path(), -1}); break;
+          case 2: {
+            std::string path = s.random_path();
+            jute::Buffer data = s.random_data();
+            ops.emplace_back(SetDataOp{path, data, -1});
+            break;
+          }
+          default: ops.emplace_back(CheckOp{s.random_path(), -1});
+        }
+      }
+      bool ok = false;
+      auto results = t.multi(c, ops, out, ok);
+      for (const auto& r : results) log += std::to_string(r.err) + r.path + ",";
+      rc = ok ? 0 : 1;
+      break;
+    }
+    case 8:
+      t.close_session(c, c.session_id, out);
+      break;
+    default: {
+      auto cands = t.reap_candidates(c.time_ms, 2);
+      for (const auto& p : cands) rc += t.delete_container(c, p, out);
+      break;
+    }
+  }
+  log += "|" + std::to_string(rc) + ":" + std::to_string(st.mzxid) + ":" + std::to_string(st.version);
+  for (const auto& w : out) log += ";" + std::to_string(static_cast<int>(w.type)) + w.path;
+  log += "\n";
+}
+
+TEST(SnapshotTest, RandomOpsWithMidwayRestoreStayIdentical) {
+  for (uint64_t seed : {1u, 2u, 3u, 4u}) {
+    constexpr int kOps = 3000;
+    ZnodeTree straight;
+    ZnodeTree restarted;
+    OpStream s1(seed), s2(seed);
+    std::string log1, log2;
+    for (int i = 1; i <= kOps; ++i) {
+      apply_random_op(straight, s1, i, log1);
+      apply_random_op(restarted, s2, i, log2);
+      if (i % 1000 == 500) {
+        ZnodeTree loaded;
+        ASSERT_TRUE(restore(loaded, snapshot_of(restarted))) << "seed " << seed << " op " << i;
+        ASSERT_EQ(loaded.digest(), restarted.digest());
+        restarted = std::move(loaded);
+      }
+      if (i % 250 == 0) {
+        ASSERT_EQ(straight.digest(), restarted.digest()) << "seed " << seed << " op " << i;
+      }
+    }
+    EXPECT_EQ(log1, log2) << "seed " << seed;
+    EXPECT_EQ(snapshot_of(straight), snapshot_of(restarted));
+    EXPECT_EQ(straight.approximate_data_size(), restarted.approximate_data_size());
+    EXPECT_EQ(straight.ephemeral_count(), restarted.ephemeral_count());
+    int32_t n = 0;
+    ASSERT_EQ(straight.get_all_children_number("/", {{"super", ""}}, n), err::kOk);
+    EXPECT_EQ(static_cast<size_t>(n) + 2, straight.node_count());
+    // The stream must actually exercise the tree.
+    EXPECT_GT(straight.node_count(), 10u) << "seed " << seed;
+    EXPECT_NE(log1.find("|0:"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace zkraft::tree
