@@ -25,7 +25,7 @@ void random_conf_change(SimCluster& c, SimRng& rng, NodeId leader) {
     cc = {ConfChangeType::kPromoteLearner, pick(rng, m.learners)};
   } else if (r == 1 && !outsiders.empty()) {
     cc = {ConfChangeType::kAddLearner, pick(rng, outsiders)};
-  } else if (m.voters.size() > 3) {
+  } else if (m.voters.size() > 2) {
     cc = {ConfChangeType::kRemoveNode, pick(rng, m.voters)};
   } else if (!m.learners.empty()) {
     cc = {ConfChangeType::kRemoveNode, pick(rng, m.learners)};
@@ -88,17 +88,17 @@ SeedResult run_random_seed(uint64_t seed, const RandomRunOptions& ro) {
     } else if (r < 68) {
       NodeId id = pick(rng, ids);
       if (!c.is_up(id)) c.restart(id);
-    } else if (r < 78) {
+    } else if (r < 98) {
       if (l) random_conf_change(c, rng, l);
-    } else if (r < 82) {
+    } else if (r < 108) {
       if (l) c.transfer_leadership(l, pick(rng, ids));
-    } else if (r < 95) {
+    } else if (r < 125) {
       NodeId id = pick(rng, ids);
       if (c.is_up(id)) c.read_index(id, ++read_ctx);
-    } else if (r < 98) {
+    } else if (r < 130) {
       NodeId id = pick(rng, ids);
       if (c.is_up(id)) c.broken_leader_connection(id);
-    } else if (r < 100) {
+    } else if (r < 133) {
       c.take_snapshot(pick(rng, ids), rng.below(5));
     }
   }

@@ -1,5 +1,6 @@
 #include "tests/sim/sim_cluster.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace zkraft::sim {
@@ -83,6 +84,14 @@ NodeId SimCluster::leader() const {
     }
   }
   return best;
+}
+
+consensus::Index SimCluster::known_commit() const {
+  consensus::Index c = 0;
+  for (auto& [id, n] : nodes_) {
+    if (n.up) c = std::max(c, n.core->commit_index());
+  }
+  return c;
 }
 
 std::map<NodeId, const RaftCore*> SimCluster::current_leaders() const {
@@ -203,7 +212,18 @@ void SimCluster::disk_done(Node& n) {
     checker_.observe_snapshot_restored(n.id, idx, h);
   }
   for (const Entry& e : rd.committed_entries) apply_entry(n, e);
-  for (const auto& rs : rd.read_states) n.read_states.push_back(rs);
+  for (const auto& rs : rd.read_states) {
+    // Linearizable reads: the read point covers everything committed before the request.
+    auto it = n.read_floor.find(rs.context);
+    if (it != n.read_floor.end() && rs.index < it->second) {
+      checker_.report("stale read index: node " + std::to_string(n.id) + " got " +
+                      std::to_string(rs.index) + " for a read issued when " +
+                      std::to_string(it->second) + " was committed");
+    }
+    trace("read_state " + std::to_string(n.id) + " ctx " + std::to_string(rs.context) + " index " +
+          std::to_string(rs.index));
+    n.read_states.push_back(rs);
+  }
   n.core->advance(rd);
   maybe_snapshot(n, false, opt_.keep_log_tail);
 }
@@ -347,6 +367,7 @@ consensus::RaftError SimCluster::transfer_leadership(NodeId id, NodeId to) {
 consensus::RaftError SimCluster::read_index(NodeId id, uint64_t context) {
   Node& n = nodes_.at(id);
   if (!n.up) return consensus::RaftError::kNotLeader;
+  n.read_floor[context] = std::max(known_commit(), checker_.max_committed());
   auto r = n.core->read_index(context);
   trace("read_index " + std::to_string(id) + " ctx " + std::to_string(context));
   pump(n);

@@ -92,6 +92,8 @@ class SimCluster {
   // The up node that is leader with the highest term, or 0.
   NodeId leader() const;
   consensus::Index applied(NodeId id) const { return nodes_.at(id).sm_applied; }
+  // Highest commit index any running node knows (a true lower bound of the cluster's commit).
+  consensus::Index known_commit() const;
   const std::vector<consensus::ReadState>& read_states(NodeId id) const { return nodes_.at(id).read_states; }
   // Data of the entries applied by node id, in order (entries restored from a snapshot are not
   // listed; see stats().snapshots_restored).
@@ -116,6 +118,7 @@ class SimCluster {
     uint64_t sm_hash = 0;
     consensus::Index last_snapshot = 0;
     std::vector<consensus::ReadState> read_states;
+    std::map<uint64_t, consensus::Index> read_floor;  // context -> commit known when asked
     std::vector<std::string> applied_data;
     NodeStats stats;
   };
