@@ -1,0 +1,74 @@
+// tree_memory_bench: heap bytes per znode of zkraft::tree::ZnodeTree.
+//
+// Creates N znodes (default 1,000,000) with 10-byte data and short names, and reports the growth
+// of glibc's in-use heap (mallinfo2 uordblks + hblkhd) divided by N. Two shapes: all nodes under one
+// parent, and 1000 parents with N/1000 children each. Built in CI, run by hand:
+//   tree_memory_bench [N]
+#include <malloc.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tree/znode_tree.h"
+
+namespace {
+
+using zkraft::tree::TxnContext;
+using zkraft::tree::WatchTrigger;
+using zkraft::tree::ZnodeTree;
+
+// Small blocks (uordblks) plus large mmap-ed ones such as hash bucket arrays (hblkhd).
+size_t heap_in_use() {
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+void run(const char* label, long n, long parents) {
+  const std::vector<zkraft::jute::ACL> open{{zkraft::jute::perms::kAll, {"world", "anyone"}}};
+  const zkraft::jute::Buffer data{"0123456789", false};
+  std::vector<WatchTrigger> out;
+  std::string created;
+  int64_t zxid = 0;
+  auto next = [&] {
+    TxnContext c;
+    c.zxid = ++zxid;
+    c.time_ms = 1700000000000 + zxid;
+    return c;
+  };
+
+  size_t before = heap_in_use();
+  auto t0 = std::chrono::steady_clock::now();
+  {
+    ZnodeTree tree;
+    long per_parent = n / parents;
+    char name[64];
+    for (long p = 0; p < parents; ++p) {
+      std::snprintf(name, sizeof name, parents == 1 ? "/b" : "/b%ld", p);
+      std::string parent = name;
+      tree.create(next(), parent, data, open, 0, -1, created, nullptr, out);
+      for (long i = 0; i < per_parent; ++i) {
+        std::snprintf(name, sizeof name, "/n%07ld", i);
+        tree.create(next(), parent + name, data, open, 0, -1, created, nullptr, out);
+        out.clear();
+      }
+    }
+    auto t1 = std::chrono::steady_clock::now();
+    size_t after = heap_in_use();
+    double secs = std::chrono::duration<double>(t1 - t0).count();
+    std::printf("%s: %zu znodes, %.1f bytes/znode (heap +%zu bytes), %.0f creates/s\n", label,
+                tree.node_count() - 1, double(after - before) / double(tree.node_count() - 1),
+                after - before, double(n + parents) / secs);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  long n = argc > 1 ? std::atol(argv[1]) : 1000000;
+  run("flat (1 parent)", n, 1);
+  run("spread (1000 parents)", n, 1000);
+  return 0;
+}
