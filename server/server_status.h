@@ -1,0 +1,134 @@
+#pragma once
+// ServerStatus: a plain snapshot of everything the four-letter words and the admin/metrics pages
+// report. The server fills one (on its own threads, however it likes) and hands it to the pure
+// renderers in four_letter_words.h, so the text formats can be tested without a server.
+//
+// Times are wall-clock milliseconds since the epoch unless a name says otherwise; latencies are
+// milliseconds. Session ids appear as ZooKeeper prints them (0x + lower-case hex).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace zkraft::server {
+
+// One client connection, for `stat` (brief) and `cons` (full). Fields follow
+// ServerCnxn.dumpConnectionInfo.
+struct ConnectionStatus {
+  std::string remote;         // "/127.0.0.1:48496" (Java InetSocketAddress style, leading '/')
+  int32_t interest_ops = 1;   // NIO interest set: 1 = read, 4 = write, 0 = none (printed in hex)
+  int64_t queued = 0;         // outstanding requests
+  int64_t received = 0;       // packets received
+  int64_t sent = 0;           // packets sent
+  // The rest is printed by `cons` only, and only when session_id != 0.
+  int64_t session_id = 0;
+  std::string last_op = "NA";  // FinalRequestProcessor lastOp: CREA, GETD, PING, SESS, ...
+  int64_t established_ms = 0;
+  int32_t timeout_ms = 0;
+  int64_t last_cxid = -1;      // omitted when < 0
+  int64_t last_zxid = -1;      // printed as 0x + hex (two's complement for negatives)
+  int64_t last_response_ms = 0;
+  int64_t last_latency_ms = 0;
+  int64_t min_latency_ms = 0;
+  int64_t avg_latency_ms = 0;  // integer, like ServerCnxn.getAvgLatency
+  int64_t max_latency_ms = 0;
+};
+
+// An expiry bucket for `dump`: the sessions (or connections) due at one time.
+struct SessionExpiryBucket {
+  int64_t expire_at_ms = 0;        // wall clock
+  std::vector<int64_t> session_ids;
+};
+struct ConnectionExpiryBucket {
+  int64_t expire_at_ms = 0;
+  std::vector<std::pair<std::string, int64_t>> connections;  // (remote, session id or 0)
+};
+
+// What `envi` reports besides the version. Keys the JVM would fill and we have no equivalent of
+// (java.*) are printed as "<NA>", exactly as ZooKeeper prints a missing property.
+struct EnvironmentStatus {
+  std::string host_name = "<NA>";
+  std::string os_name = "<NA>";
+  std::string os_arch = "<NA>";
+  std::string os_version = "<NA>";
+  std::string user_name = "<NA>";
+  std::string user_home = "<NA>";
+  std::string user_dir = "<NA>";
+  int64_t memory_free_mb = 0;   // os.memory.free
+  int64_t memory_max_mb = 0;    // os.memory.max
+  int64_t memory_total_mb = 0;  // os.memory.total
+};
+
+struct ServerStatus {
+  // false: commands that need a running server answer
+  // "This ZooKeeper instance is not currently serving requests".
+  bool serving = true;
+  std::string version;             // full_version(), e.g. "3.9.4-zkraft-0.1.0, built on ... UTC"
+  std::string mode = "standalone"; // standalone | leader | follower | observer | read-only
+  bool read_only = false;          // adds the READ-ONLY line to srvr/stat; isro says "ro"
+
+  int64_t min_latency_ms = 0;
+  double avg_latency_ms = 0;       // rounded to 4 decimals like AvgMinMaxCounter.getAvg
+  int64_t max_latency_ms = 0;
+  int64_t packets_received = 0;
+  int64_t packets_sent = 0;
+  int64_t num_alive_connections = 0;
+  int64_t outstanding_requests = 0;
+  int64_t last_zxid = 0;
+  int64_t node_count = 0;          // ZooKeeper counts real znodes + 1
+  // Leader only: "Proposal sizes last/min/max: a/b/c" (-1 when none yet).
+  std::optional<std::vector<int64_t>> proposal_sizes;  // {last, min, max}
+
+  std::vector<ConnectionStatus> connections;
+
+  // Watches (data-table figures, as WatchRegistry::summary / dumps give them, mapped to
+  // session ids by the server).
+  int64_t watch_connections = 0;
+  int64_t watch_paths = 0;
+  int64_t watch_total = 0;
+  int64_t watch_count = 0;         // mntr zk_watch_count (data + child tables)
+  std::vector<std::pair<int64_t, std::vector<std::string>>> watches_by_session;  // wchc
+  std::vector<std::pair<std::string, std::vector<int64_t>>> watches_by_path;     // wchp
+
+  // Tree and sessions.
+  int64_t ephemerals_count = 0;
+  int64_t approximate_data_size = 0;
+  std::vector<std::pair<int64_t, std::vector<std::string>>> ephemerals_by_session;  // dump
+  int64_t global_sessions = 0;
+  int64_t local_sessions = 0;
+  int64_t tracked_sessions = 0;    // sessions in the expiry tracker (dump "Session Sets (b)/(n)")
+  std::vector<SessionExpiryBucket> session_buckets;
+  int64_t tracked_connections = 0;
+  std::vector<ConnectionExpiryBucket> connection_buckets;
+
+  // Process and files.
+  int64_t uptime_ms = 0;
+  int64_t open_file_descriptor_count = 0;
+  int64_t max_file_descriptor_count = 0;
+  int64_t data_dir_size = 0;
+  int64_t log_dir_size = 0;
+  int64_t auth_failed_count = 0;
+  int64_t last_client_response_size = -1;
+  int64_t min_client_response_size = -1;
+  int64_t max_client_response_size = -1;
+  int64_t trace_mask = 306;        // gtmk/stmk; ZooKeeper's default text trace mask
+  std::vector<std::pair<int64_t, int64_t>> digests;  // hash: (zxid, digest)
+
+  // Extra mntr lines, appended as zk_<key>\t<value> (leader figures, quorum_size, ...).
+  std::vector<std::pair<std::string, std::string>> extra_metrics;
+
+  EnvironmentStatus environment;
+};
+
+// "3.9.4-zkraft-<our version>, built on <build date> UTC": the ZooKeeper version we behave as,
+// first, because clients parse it (kazoo reads the digits before the first '-').
+std::string full_version();
+
+// Fills what `envi` reports from this process and host (uname, passwd, cwd, sysinfo).
+EnvironmentStatus current_environment();
+// Open and maximum file descriptors of this process (/proc/self/fd, RLIMIT_NOFILE).
+std::pair<int64_t, int64_t> file_descriptor_counts();
+
+}  // namespace zkraft::server
