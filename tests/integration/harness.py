@@ -22,6 +22,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -191,10 +192,26 @@ class Server:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 return False
-            if four_letter_word(self.host, self.port, "srvr", timeout=1.0).startswith("Zookeeper version:"):
+            answer = four_letter_word(self.host, self.port, "srvr", timeout=1.0)
+            if answer.startswith("Zookeeper version:"):
                 return True
+            if answer == "" and self._handshake_works():
+                return True  # no srvr (yet) in this server, but it accepts sessions
             time.sleep(0.1)
         return False
+
+    def _handshake_works(self):
+        import zkwire
+        try:
+            s = zkwire.RawSession(self.host, self.port, timeout_ms=self.min_session_timeout, io_timeout=2.0)
+        except (OSError, ValueError, IndexError, struct.error):
+            return False
+        ok = s.session_id != 0
+        try:
+            s.close_session() if ok else s.abandon()
+        except OSError:
+            pass
+        return ok
 
     def _terminate(self, grace=10.0):
         if self.proc is None:

@@ -166,7 +166,14 @@ class Hostile(unittest.TestCase):
         try:
             for _ in range(IDLE_CONNECTIONS):
                 socks.append(socket.create_connection((self.server.host, self.server.port), timeout=10))
-            time.sleep(0.5)
+            # give the server time to accept them all (mntr reports them when it has; not required)
+            def alive():
+                for line in self.server.four_letter("mntr").splitlines():
+                    if line.startswith("zk_num_alive_connections\t"):
+                        return int(line.split("\t")[1])
+                return -1
+            harness.wait_until(lambda: alive() >= IDLE_CONNECTIONS, 5.0, interval=0.2)
+            print("idle: server reports %d alive connections" % alive())
             self.assert_still_serving("idle")
             self.assert_rss_bounded("idle (1000 open)")
         finally:
