@@ -1,0 +1,56 @@
+// zkraft-server: a ZooKeeper-compatible server. `zkraft-server --config FILE [overrides]`.
+
+#include <spdlog/spdlog.h>
+
+#include <utility>  // before Boost 1.74 Asio, whose awaitable.hpp uses std::exchange without it
+#include <boost/asio.hpp>
+#include <csignal>
+#include <filesystem>
+
+#include "server/config.h"
+#include "server/local_log.h"
+#include "server/zk_server.h"
+
+int main(int argc, char** argv) {
+  using namespace zkraft::server;
+  Config config;
+  std::string error;
+  if (!parse_command_line(argc, argv, config, &error)) {
+    if (!error.empty()) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return 2;
+    }
+    return 0;  // --help
+  }
+  spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e [%l] %v");
+
+  std::error_code fs_ec;
+  std::filesystem::create_directories(config.data_dir, fs_ec);
+  if (fs_ec) {
+    std::fprintf(stderr, "config error: dataDir: cannot create %s: %s\n", config.data_dir.c_str(),
+                 fs_ec.message().c_str());
+    return 2;
+  }
+
+  boost::asio::io_context io;
+  auto log = LocalLog::open(io, (std::filesystem::path(config.data_dir) / "log").string(),
+                            config.fsync, &error);
+  if (!log) {
+    spdlog::critical("cannot open the log in {}: {}", config.data_dir, error);
+    return 1;
+  }
+  ZkServer server(io, config, std::move(log));
+  if (!server.start()) return 1;
+  spdlog::info("zkraft {} serving ZooKeeper clients on {}:{} (standalone), data in {}",
+               ZKRAFT_VERSION, config.client_address, server.client_port(), config.data_dir);
+
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](boost::system::error_code, int sig) {
+    spdlog::info("signal {}: shutting down", sig);
+    server.stop();
+    io.stop();
+  });
+  std::signal(SIGPIPE, SIG_IGN);
+  io.run();
+  return 0;
+}

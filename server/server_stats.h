@@ -1,0 +1,47 @@
+#pragma once
+// Counters behind srvr/stat/mntr/cons: latency in ms, packets, per-connection figures.
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace zkraft::server {
+
+struct LatencyStats {
+  int64_t min_ms = std::numeric_limits<int64_t>::max();
+  int64_t max_ms = 0;
+  int64_t sum_ms = 0;
+  int64_t count = 0;
+  int64_t last_ms = 0;
+
+  void record(int64_t ms) {
+    min_ms = std::min(min_ms, ms);
+    max_ms = std::max(max_ms, ms);
+    sum_ms += ms;
+    ++count;
+    last_ms = ms;
+  }
+  int64_t min() const { return count ? min_ms : 0; }
+  double avg() const { return count ? static_cast<double>(sum_ms) / count : 0.0; }
+  void reset() { *this = LatencyStats{}; }
+};
+
+struct ConnectionStats {
+  LatencyStats latency;
+  int64_t established_ms = 0;
+  int64_t last_cxid = 0;
+  int64_t last_zxid = 0;
+  int32_t last_op = -99;  // none yet
+  int64_t last_response_ms = 0;
+};
+
+struct ServerStats {
+  LatencyStats latency;
+  uint64_t packets_received = 0;
+  uint64_t packets_sent = 0;
+  uint64_t auth_failed = 0;
+  uint64_t connections_rejected = 0;
+};
+
+}  // namespace zkraft::server

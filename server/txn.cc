@@ -1,0 +1,63 @@
+#include "server/txn.h"
+
+namespace zkraft::server {
+
+namespace {
+constexpr int32_t kTxnFormat = 1;  // bump when the layout changes; old logs must stay readable
+}
+
+std::string encode_txn(const Txn& t) {
+  jute::Writer w;
+  w.write_int(kTxnFormat);
+  w.write_int(static_cast<int32_t>(t.kind));
+  w.write_long(t.session_id);
+  w.write_int(t.xid);
+  w.write_int(t.op);
+  w.write_long(t.time_ms);
+  w.write_long(static_cast<int64_t>(t.origin_server));
+  w.write_long(static_cast<int64_t>(t.origin_request));
+  w.write_count(static_cast<int32_t>(t.auth.size()));
+  for (const auto& id : t.auth) jute::encode(w, id);
+  w.write_buffer(jute::Buffer{t.request, false});
+  w.write_int(t.timeout_ms);
+  w.write_buffer(jute::Buffer{t.password, false});
+  w.write_string(t.path);
+  w.write_bool(t.expired);
+  return w.take();
+}
+
+std::optional<Txn> decode_txn(std::string_view bytes) {
+  jute::Limits limits;
+  limits.max_buffer = 64 << 20;  // the log is trusted input but still bounded
+  jute::Reader r(bytes, limits);
+  Txn t;
+  int32_t format = 0, kind = 0, n = 0;
+  int64_t origin_server = 0, origin_request = 0;
+  if (!r.read_int(format) || format != kTxnFormat) return std::nullopt;
+  r.read_int(kind);
+  r.read_long(t.session_id);
+  r.read_int(t.xid);
+  r.read_int(t.op);
+  r.read_long(t.time_ms);
+  r.read_long(origin_server);
+  r.read_long(origin_request);
+  if (r.read_count(n, 8)) {
+    t.auth.resize(static_cast<size_t>(n));
+    for (auto& id : t.auth) jute::decode(r, id);
+  }
+  jute::Buffer request, password;
+  r.read_buffer(request);
+  r.read_int(t.timeout_ms);
+  r.read_buffer(password);
+  r.read_string(t.path);
+  r.read_bool(t.expired);
+  if (!r.ok() || kind < 1 || kind > 4) return std::nullopt;
+  t.kind = static_cast<TxnKind>(kind);
+  t.origin_server = static_cast<uint64_t>(origin_server);
+  t.origin_request = static_cast<uint64_t>(origin_request);
+  t.request = std::move(request.bytes);
+  t.password = std::move(password.bytes);
+  return t;
+}
+
+}  // namespace zkraft::server

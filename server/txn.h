@@ -1,0 +1,42 @@
+#pragma once
+// The log entry zkraft replicates: one client request (or a session event) stamped by the server
+// that accepted it. Applying the same Txn sequence gives the same tree on every server, because
+// everything that could differ (time, identities, session passwords) is inside the entry.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jute/data.h"
+
+namespace zkraft::server {
+
+enum class TxnKind : int32_t {
+  kRequest = 1,        // a client write: `op` and `request` are the jute request record
+  kCreateSession = 2,  // session_id, timeout_ms, password
+  kCloseSession = 3,   // client closeSession (op -11) or expiry
+  kReapNode = 4,       // server-internal delete of an empty container or expired TTL node: `path`
+};
+
+struct Txn {
+  TxnKind kind = TxnKind::kRequest;
+  int64_t session_id = 0;
+  int32_t xid = 0;
+  int32_t op = 0;
+  int64_t time_ms = 0;                // the proposer's wall clock: the tree's ctime/mtime
+  uint64_t origin_server = 0;         // who holds the client connection
+  uint64_t origin_request = 0;        // that server's id for the pending request (0 = none)
+  std::vector<jute::Id> auth;         // caller identities at the time of the request
+  std::string request;                // encoded request record (kRequest)
+  int32_t timeout_ms = 0;             // kCreateSession
+  std::string password;               // kCreateSession
+  std::string path;                   // kReapNode
+  bool expired = false;               // kCloseSession: expiry rather than a client close
+};
+
+std::string encode_txn(const Txn& txn);
+// Returns nullopt for bytes that are not a Txn (never for bytes encode_txn produced).
+std::optional<Txn> decode_txn(std::string_view bytes);
+
+}  // namespace zkraft::server

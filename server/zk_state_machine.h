@@ -1,0 +1,50 @@
+#pragma once
+// The replicated state of a zkraft server: the znode tree and the session table, changed only by
+// applying committed Txns in log order. Deterministic: the same entries give the same state and
+// the same outcomes on every server. No I/O, no clock.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "jute/archive.h"
+#include "jute/multi.h"
+#include "server/txn.h"
+#include "session/session_table.h"
+#include "tree/znode_tree.h"
+
+namespace zkraft::server {
+
+struct ApplyOutcome {
+  int64_t zxid = 0;
+  int32_t err = 0;
+  std::string reply;   // the encoded response record (only when err == 0 and the op has one)
+  std::vector<tree::WatchTrigger> triggers;
+  bool session_created = false;
+  bool session_closed = false;  // the txn ended `txn.session_id`
+};
+
+class ZkStateMachine {
+ public:
+  ZkStateMachine() = default;
+
+  // zxid: the zxid this entry gets (derived from its log index by the caller).
+  ApplyOutcome apply(int64_t zxid, const Txn& txn);
+  // An entry that carries no transaction (e.g. a Raft no-op) still advances the zxid.
+  void skip(int64_t zxid) { last_zxid_ = zxid; }
+
+  const tree::ZnodeTree& tree() const { return tree_; }
+  tree::ZnodeTree& mutable_tree() { return tree_; }
+  const session::SessionTable& sessions() const { return sessions_; }
+  int64_t last_zxid() const { return last_zxid_; }
+
+ private:
+  void apply_request(const tree::TxnContext& ctx, const Txn& txn, ApplyOutcome& out);
+  void apply_multi(const tree::TxnContext& ctx, const jute::MultiRequest& req, ApplyOutcome& out);
+
+  tree::ZnodeTree tree_;
+  session::SessionTable sessions_;
+  int64_t last_zxid_ = 0;
+};
+
+}  // namespace zkraft::server
