@@ -14,7 +14,7 @@ uint32_t AclCache::intern(const std::vector<jute::ACL>& acl) {
   if (it != by_key_.end()) return it->second;
   uint32_t id = next_id_++;
   by_key_.emplace(key, id);
-  by_id_.emplace(id, Entry{acl, std::move(key), 0});
+  by_id_.emplace(id, Entry{std::make_shared<const std::vector<jute::ACL>>(acl), std::move(key), 0});
   maybe_unused_.push_back(id);
   return id;
 }
@@ -37,13 +37,11 @@ void AclCache::purge_unused() {
   maybe_unused_.clear();
 }
 
-const std::vector<jute::ACL>& AclCache::get(uint32_t id) const { return by_id_.at(id).acl; }
-
 bool AclCache::restore_entry(uint32_t id, std::vector<jute::ACL> acl) {
   if (by_id_.count(id) != 0 || id >= next_id_) return false;
   std::string key = key_of(acl);
   if (!by_key_.emplace(key, id).second) return false;
-  by_id_.emplace(id, Entry{std::move(acl), std::move(key), 0});
+  by_id_.emplace(id, Entry{std::make_shared<const std::vector<jute::ACL>>(std::move(acl)), std::move(key), 0});
   maybe_unused_.push_back(id);
   return true;
 }

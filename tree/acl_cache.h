@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,7 +27,9 @@ class AclCache {
   // Drops entries without references (call between top-level operations).
   void purge_unused();
 
-  const std::vector<jute::ACL>& get(uint32_t id) const;
+  const std::vector<jute::ACL>& get(uint32_t id) const { return *by_id_.at(id).acl; }
+  // Shared handle to the list, valid after the entry is purged (watch triggers carry it).
+  std::shared_ptr<const std::vector<jute::ACL>> share(uint32_t id) const { return by_id_.at(id).acl; }
   bool contains(uint32_t id) const { return by_id_.count(id) != 0; }
   size_t size() const { return by_id_.size(); }
   uint32_t next_id() const { return next_id_; }
@@ -35,7 +38,7 @@ class AclCache {
   // and are rebuilt by the nodes that refer to them).
   template <class F>
   void for_each(F&& f) const {
-    for (const auto& [id, e] : by_id_) f(id, e.acl);
+    for (const auto& [id, e] : by_id_) f(id, *e.acl);
   }
   bool restore_entry(uint32_t id, std::vector<jute::ACL> acl);
   void set_next_id(uint32_t id) { next_id_ = id; }
@@ -45,7 +48,7 @@ class AclCache {
 
  private:
   struct Entry {
-    std::vector<jute::ACL> acl;
+    std::shared_ptr<const std::vector<jute::ACL>> acl;
     std::string key;
     uint64_t refs = 0;
   };

@@ -3,6 +3,7 @@
 // the transaction context, watch triggers, create modes and the multi-op records.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -31,10 +32,15 @@ enum class EventType : int32_t {
 
 // One change a watch registry must turn into events, in the order the changes happened.
 // kNodeDeleted fires data and child watches on `path`; kNodeChildrenChanged fires child watches.
+// `acl` is the ACL of `path` at the time of the change (of the deleted node for kNodeDeleted):
+// since ZooKeeper 3.8.4/3.9.2 an event only reaches watchers with READ on it (CVE-2024-23944);
+// check with acl_allows(*acl, jute::perms::kRead, ids, tree.schemes()).
 struct WatchTrigger {
   EventType type;
   std::string path;
-  bool operator==(const WatchTrigger&) const = default;
+  std::shared_ptr<const std::vector<jute::ACL>> acl = nullptr;
+  // Compares the change only (type and path), not the ACL handle.
+  bool operator==(const WatchTrigger& o) const { return type == o.type && path == o.path; }
 };
 
 // CreateRequest.flags (CreateMode).

@@ -345,6 +345,12 @@ bool ZnodeTree::stat_of(std::string_view path, jute::Stat& stat) const {
   return true;
 }
 
+std::map<int64_t, std::vector<std::string>> ZnodeTree::ephemerals_by_session() const {
+  std::map<int64_t, std::vector<std::string>> out;
+  for (const auto& [session, paths] : ephemerals_) out[session].assign(paths.begin(), paths.end());
+  return out;
+}
+
 size_t ZnodeTree::ephemeral_count() const {
   size_t n = 0;
   for (const auto& [session, paths] : ephemerals_) n += paths.size();
@@ -421,8 +427,8 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
   if (undo_) undo_->push_back(Undo{Undo::Kind::kCreated, full, Znode{}, 0});
 
   if (stat) fill_stat(e->second, *stat);
-  out.push_back({EventType::kNodeCreated, full});
-  out.push_back({EventType::kNodeChildrenChanged, parent->first});
+  out.push_back({EventType::kNodeCreated, full, acls_.share(e->second.acl)});
+  out.push_back({EventType::kNodeChildrenChanged, parent->first, acls_.share(p.acl)});
   created_path = std::move(full);
   return err::kOk;
 }
@@ -433,9 +439,10 @@ void ZnodeTree::erase_node(const TxnContext& ctx, ZnodeEntry* node, ZnodeEntry* 
   // Only forward, as DataTree.deleteNode: never let pzxid go back.
   if (ctx.zxid > parent->second.pzxid) parent->second.pzxid = ctx.zxid;
   std::string path = node->first;
+  auto acl = acls_.share(node->second.acl);
   Znode removed = remove_entry(node, parent);
-  out.push_back({EventType::kNodeDeleted, path});
-  out.push_back({EventType::kNodeChildrenChanged, parent->first});
+  out.push_back({EventType::kNodeDeleted, path, std::move(acl)});
+  out.push_back({EventType::kNodeChildrenChanged, parent->first, acls_.share(parent->second.acl)});
   if (undo_) {
     uint32_t index = removed.index_in_parent;
     undo_->push_back(Undo{Undo::Kind::kDeleted, std::move(path), std::move(removed), index});
@@ -479,7 +486,7 @@ int32_t ZnodeTree::do_set_data(const TxnContext& ctx, std::string_view path,
   n.mzxid = ctx.zxid;
   n.version = wrap_add(n.version, 1);
   fill_stat(n, stat);
-  out.push_back({EventType::kNodeDataChanged, e->first});
+  out.push_back({EventType::kNodeDataChanged, e->first, acls_.share(n.acl)});
   return err::kOk;
 }
 

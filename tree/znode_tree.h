@@ -73,6 +73,9 @@ class ZnodeTree {
   // No ACL check: for SetWatches and watch bookkeeping. False if absent.
   bool stat_of(std::string_view path, jute::Stat& stat) const;
   bool contains(std::string_view path) const { return find(path) != nullptr; }
+  // Every session's ephemeral paths, sorted (the dump 4lw / admin command).
+  std::map<int64_t, std::vector<std::string>> ephemerals_by_session() const;
+  const AuthSchemes& schemes() const { return options_.schemes; }
 
   // ---- Writes (applied transactions). Each sets last_zxid() to ctx.zxid, success or not. ----
 

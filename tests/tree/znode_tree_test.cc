@@ -430,3 +430,48 @@ TEST(ZnodeTreeTest, ChildOrderIsStableAcrossDeletes) {
 
 }  // namespace
 }  // namespace zkraft::tree
+
+namespace zkraft::tree {
+namespace {
+
+using namespace testing;  // NOLINT
+namespace err = jute::err;
+
+TEST(ZnodeTreeTriggerAclTest, TriggersCarryTheAclOfTheChangedNode) {
+  ZnodeTree t;
+  std::vector<jute::ACL> secret{{jute::perms::kAll, {"digest", "u:h"}}};
+  ASSERT_EQ(create(t, 1, "/pub"), err::kOk);
+  std::string created;
+  std::vector<WatchTrigger> out;
+  ASSERT_EQ(t.create(ctx(2), "/pub/s", buf("x"), secret, 0, -1, created, nullptr, out), err::kOk);
+  ASSERT_EQ(out.size(), 2u);
+  ASSERT_TRUE(out[0].acl && out[1].acl);
+  EXPECT_EQ(*out[0].acl, secret);  // NodeCreated: the new node's ACL
+  EXPECT_EQ(*out[1].acl, kOpen);   // NodeChildrenChanged: the parent's ACL
+  EXPECT_FALSE(acl_allows(*out[0].acl, jute::perms::kRead, {}, t.schemes()));
+  out.clear();
+  jute::Stat s;
+  std::vector<jute::Id> u{{"digest", "u:h"}};
+  ASSERT_EQ(t.set_data(ctx(3, 0, &u), "/pub/s", buf("y"), -1, s, out), err::kOk);
+  EXPECT_EQ(*out.at(0).acl, secret);
+  out.clear();
+  ASSERT_EQ(t.remove(ctx(4), "/pub/s", -1, out), err::kOk);
+  // The ACL outlives the node (its cache entry is gone once nothing refers to it).
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(*out[0].acl, secret);
+  EXPECT_EQ(*out[1].acl, kOpen);
+}
+
+TEST(ZnodeTreeTriggerAclTest, EphemeralsBySession) {
+  ZnodeTree t;
+  ASSERT_EQ(create(t, 1, "/b", "", 1, kOpen, 2), err::kOk);
+  ASSERT_EQ(create(t, 2, "/a", "", 1, kOpen, 2), err::kOk);
+  ASSERT_EQ(create(t, 3, "/c", "", 1, kOpen, 1), err::kOk);
+  auto all = t.ephemerals_by_session();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[1], std::vector<std::string>{"/c"});
+  EXPECT_EQ(all[2], (std::vector<std::string>{"/a", "/b"}));
+}
+
+}  // namespace
+}  // namespace zkraft::tree
