@@ -1,0 +1,84 @@
+#include "consensus/peer_transport_frame.h"
+
+namespace zkraft::consensus::transport {
+namespace {
+
+void put_be(std::string& out, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+uint64_t get_be(const char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+
+std::string frame(FrameType type, const std::string& payload) {
+  std::string out = encode_header(type, static_cast<uint32_t>(payload.size()));
+  out += payload;
+  return out;
+}
+
+}  // namespace
+
+void encode_header(FrameType type, uint32_t length, char* out) {
+  out[0] = static_cast<char>(kMagic0);
+  out[1] = static_cast<char>(kMagic1);
+  out[2] = static_cast<char>(kVersion);
+  out[3] = static_cast<char>(type);
+  for (int i = 0; i < 4; ++i) out[4 + i] = static_cast<char>((length >> (24 - 8 * i)) & 0xFF);
+}
+
+std::string encode_header(FrameType type, uint32_t length) {
+  std::string out(kHeaderBytes, '\0');
+  encode_header(type, length, out.data());
+  return out;
+}
+
+HeaderError decode_header(const char* in, FrameHeader* out) {
+  if (static_cast<uint8_t>(in[0]) != kMagic0 || static_cast<uint8_t>(in[1]) != kMagic1) {
+    return HeaderError::kBadMagic;
+  }
+  if (static_cast<uint8_t>(in[2]) != kVersion) return HeaderError::kBadVersion;
+  uint8_t type = static_cast<uint8_t>(in[3]);
+  if (type < 1 || type > 3) return HeaderError::kBadType;
+  out->type = static_cast<FrameType>(type);
+  out->length = static_cast<uint32_t>(get_be(in + 4, 4));
+  return HeaderError::kNone;
+}
+
+std::string encode_hello(const Hello& h) {
+  std::string p;
+  put_be(p, h.from, 8);
+  put_be(p, h.to, 8);
+  std::string_view name = std::string_view(h.cluster).substr(0, 1024);
+  put_be(p, name.size(), 2);
+  p.append(name);
+  return frame(FrameType::kHello, p);
+}
+
+std::optional<Hello> decode_hello(std::string_view p) {
+  if (p.size() < 18) return std::nullopt;
+  Hello h;
+  h.from = get_be(p.data(), 8);
+  h.to = get_be(p.data() + 8, 8);
+  size_t n = get_be(p.data() + 16, 2);
+  if (p.size() != 18 + n) return std::nullopt;
+  h.cluster.assign(p.data() + 18, n);
+  return h;
+}
+
+std::string encode_hello_ack(const HelloAck& a) {
+  std::string p(1, static_cast<char>(a.code));
+  p.append(std::string_view(a.reason).substr(0, 1024));
+  return frame(FrameType::kHelloAck, p);
+}
+
+std::optional<HelloAck> decode_hello_ack(std::string_view p) {
+  if (p.empty()) return std::nullopt;
+  uint8_t code = static_cast<uint8_t>(p[0]);
+  if (code > 3) return std::nullopt;
+  return HelloAck{static_cast<AckCode>(code), std::string(p.substr(1))};
+}
+
+}  // namespace zkraft::consensus::transport
