@@ -3,26 +3,18 @@
 // turns changes into events for connections). Numbers are ZooKeeper's wire values.
 
 #include <cstdint>
-#include <string>
+
+#include "tree/txn.h"
 
 namespace zkraft::session {
 
-// Watcher.Event.EventType values the server sends (protocol ref §3.1).
-enum class EventType : int32_t {
-  kNodeCreated = 1,
-  kNodeDeleted = 2,
-  kNodeDataChanged = 3,
-  kNodeChildrenChanged = 4,
-};
-
-// One change reported by the tree, in the order changes happened. A create of P is reported as
+// The tree's event vocabulary (tree/txn.h), re-exported so users of the registry need one name:
+// EventType is Watcher.Event.EventType (1 created, 2 deleted, 3 data changed, 4 children changed);
+// a WatchTrigger is one change the tree reported, in order. A create of P is reported as
 // {kNodeCreated, P} then {kNodeChildrenChanged, parent(P)}; a delete as {kNodeDeleted, P} then
 // {kNodeChildrenChanged, parent(P)}; a setData as {kNodeDataChanged, P}.
-struct WatchTrigger {
-  EventType type;
-  std::string path;
-  bool operator==(const WatchTrigger&) const = default;
-};
+using EventType = tree::EventType;
+using WatchTrigger = tree::WatchTrigger;
 
 // The `type` argument of checkWatches (op 17) / removeWatches (op 18).
 enum class WatcherType : int32_t {

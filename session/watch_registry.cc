@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "jute/errors.h"
+
 namespace zkraft::session {
 
 namespace {
-constexpr int32_t kOk = 0;
-constexpr int32_t kBadArguments = -8;
-constexpr int32_t kNoWatcher = -121;
+using jute::err::kBadArguments;
+using jute::err::kNoWatcher;
+using jute::err::kOk;
 
 // "/a/b" -> "/a" -> "/" ; "/" has no parent.
 bool parent_of(std::string_view path, std::string_view& parent) {
@@ -117,7 +119,7 @@ void WatchRegistry::trigger(const WatchTrigger& trigger, std::vector<Delivery>& 
   }
   std::sort(notified.begin(), notified.end());
   notified.erase(std::unique(notified.begin(), notified.end()), notified.end());
-  for (WatcherId w : notified) out.push_back(Delivery{w, trigger.type, path});
+  for (WatcherId w : notified) out.push_back(Delivery{w, trigger.type, path, trigger.acl});
 }
 
 int32_t WatchRegistry::remove(std::string_view path, int32_t watcher_type, WatcherId watcher) {

@@ -21,6 +21,7 @@
 // Not thread-safe: owned by the thread that applies committed entries and registers read watches.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -35,11 +36,17 @@ namespace zkraft::session {
 using WatcherId = uint64_t;
 
 // One notification to send: WatcherEvent{type, state=SyncConnected(3), path} to `watcher`.
+// `acl` is the trigger's ACL of the changed node: since ZooKeeper 3.8.4/3.9.2 the server drops
+// the event (after the one-shot watch is consumed) if the watcher's connection lacks READ on it.
 struct Delivery {
   WatcherId watcher;
   EventType type;
   std::string path;
-  bool operator==(const Delivery&) const = default;
+  std::shared_ptr<const std::vector<jute::ACL>> acl = nullptr;
+  // Compares the notification (watcher, type, path), not the ACL handle.
+  bool operator==(const Delivery& o) const {
+    return watcher == o.watcher && type == o.type && path == o.path;
+  }
 };
 
 // wchs figures: ZooKeeper reports the data table only (DataTree.dumpWatchesSummary).

@@ -368,3 +368,21 @@ TEST(WatchRegistryReport, EmptyRegistry) {
 
 }  // namespace
 }  // namespace zkraft::session
+
+namespace zkraft::session {
+namespace {
+
+TEST(WatchRegistry, DeliveryCarriesTheTriggerAcl) {
+  WatchRegistry r;
+  r.add_data_watch("/n", 1);
+  auto acl = std::make_shared<const std::vector<jute::ACL>>(
+      std::vector<jute::ACL>{jute::ACL{jute::perms::kRead, jute::Id{"world", "anyone"}}});
+  WatchTrigger t{EventType::kNodeDataChanged, "/n", acl};
+  std::vector<Delivery> out;
+  r.trigger(t, out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].acl, acl);
+}
+
+}  // namespace
+}  // namespace zkraft::session
