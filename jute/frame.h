@@ -63,4 +63,15 @@ std::string frame(std::string_view body);
 size_t begin_frame(Writer& w);
 void end_frame(Writer& w, size_t at);
 
+// One record as a complete length-prefixed frame, e.g. the ConnectResponse of a handshake.
+// (Replies with a header: jute/reply.h reply_frame.)
+template <class Record>
+std::string record_frame(const Record& r) {
+  Writer w;
+  size_t at = begin_frame(w);
+  encode(w, r);
+  end_frame(w, at);
+  return w.take();
+}
+
 }  // namespace zkraft::jute

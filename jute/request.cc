@@ -60,6 +60,15 @@ int32_t decode_connect_request(std::string_view frame, const Limits& limits, Con
   return err::kOk;
 }
 
+int32_t decode_connect_response(std::string_view frame, const Limits& limits,
+                                ConnectResponse& out) {
+  Reader r(frame, limits);
+  ConnectResponse resp;
+  if (!decode(r, resp)) return err::kMarshallingError;
+  out = std::move(resp);
+  return err::kOk;
+}
+
 void encode(Writer& w, const RequestBody& v) {
   std::visit([&w](const auto& record) { encode(w, record); }, v);
 }

@@ -37,13 +37,19 @@ struct DecodedRequest {
 // err::kUnimplemented for an op a client may not send (unknown codes, 0, 10, -1, -10).
 int32_t decode_request_body(int32_t op, Reader& r, RequestBody& out);
 
+// multi (14) and multiRead (22) both decode to MultiRequest, whichever kind of sub-ops they hold
+// (mixing kinds inside one is a decode error); whether the kind fits the op code is for the
+// server to check with MultiRequest::is_read_only().
+//
 // Decodes a whole request frame body. On kUnimplemented and on a malformed record the header is
 // still filled in when it could be read (so the server can answer with the right xid).
 // Bytes after the record are ignored, as ZooKeeper does.
 int32_t decode_request(std::string_view frame, const Limits& limits, DecodedRequest& out);
 
-// The handshake frame body. Returns err::kOk or err::kMarshallingError.
+// The handshake frame bodies. Return err::kOk or err::kMarshallingError (out is then untouched).
 int32_t decode_connect_request(std::string_view frame, const Limits& limits, ConnectRequest& out);
+int32_t decode_connect_response(std::string_view frame, const Limits& limits,
+                                ConnectResponse& out);
 
 // Header + record, without the length prefix. The exact inverse of decode_request for every
 // frame a real client sends (strings that arrived as -1 come back with length 0).

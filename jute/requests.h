@@ -4,6 +4,8 @@
 //
 // Strings: a -1 length decodes as "" (kazoo sends -1 for empty strings); they encode with their
 // real length. Buffers keep null (-1) distinct from empty.
+// decode() returns false on malformed or truncated input; the output may then be partly written
+// (as in jute/data.h), so callers decode into a fresh value, as decode_request does.
 
 #include <cstdint>
 #include <string>

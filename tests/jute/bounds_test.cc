@@ -149,6 +149,20 @@ TEST(Bounds, ConnectRequestDecoder) {
   EXPECT_EQ(decode_connect_request(huge_passwd, Limits{}, c), err::kMarshallingError);
 }
 
+TEST(Bounds, ConnectResponseDecoderLeavesOutputAloneOnError) {
+  ConnectResponse c{0, 1, 2, Buffer{"pw", false}, true, true};
+  std::string bytes = testing::encoded(c);
+  for (size_t n = 0; n < 4 + 4 + 8 + 4 + 2; ++n) {
+    ConnectResponse out{9, 9, 9, Buffer{"keep", false}, false, false};
+    ConnectResponse before = out;
+    EXPECT_EQ(decode_connect_response(bytes.substr(0, n), Limits{}, out), err::kMarshallingError);
+    EXPECT_EQ(out, before);
+  }
+  ConnectResponse out;
+  ASSERT_EQ(decode_connect_response(bytes, Limits{}, out), err::kOk);
+  EXPECT_EQ(out, c);
+}
+
 TEST(Bounds, ReplyDecoderNeedsTheRightBody) {
   DecodedReply r;
   // An error reply is header only.

@@ -5,6 +5,7 @@
 #include "jute/frame.h"
 #include "jute/records.h"
 #include "jute/reply.h"
+#include "jute/request.h"
 #include "test_util.h"
 
 namespace zkraft::jute {
@@ -34,6 +35,16 @@ TEST(Frame, BeginEndFrameFillsInTheLength) {
   EXPECT_EQ(to_hex(w.bytes()), "7a7a000000050000000701");
   EXPECT_EQ(to_hex(reply_frame(ReplyHeader{-2, 9, 0}, EmptyResponse{})),
             "00000010fffffffe000000000000000900000000");
+}
+
+TEST(Frame, RecordFrameWrapsOneRecord) {
+  ConnectResponse r{0, 4000, 7, Buffer{std::string(16, 'p'), false}, false, true};
+  std::string f = record_frame(r);
+  ASSERT_EQ(f.size(), 41u);
+  EXPECT_EQ(to_hex(f.substr(0, 4)), "00000025");
+  ConnectResponse back;
+  ASSERT_EQ(decode_connect_response(f.substr(4), Limits{}, back), err::kOk);
+  EXPECT_EQ(back, r);
 }
 
 TEST(Frame, WholeStreamInOneFeed) {
