@@ -168,12 +168,57 @@ TEST(Golden, JavaClientTranscriptRoundTrips) {
   EXPECT_TRUE(saw_whoami);
 }
 
+TEST(Golden, JavaClientReconnectResumesSessionAndWatches) {
+  // Connection 0 opens the session and sets watches; the proxy cuts it; connection 1 resumes the
+  // session and re-registers with SetWatches; after adding persistent watches, connection 2
+  // resumes again with SetWatches2.
+  Transcript t0 = load("java-reconnect-0.frames");
+  Transcript t1 = load("java-reconnect-1.frames");
+  Transcript t2 = load("java-reconnect-2.frames");
+  Summary s0, s1, s2;
+  replay(t0, s0);
+  replay(t1, s1);
+  replay(t2, s2);
+  ASSERT_FALSE(HasFatalFailure());
+
+  ConnectResponse first;
+  ASSERT_EQ(decode_connect_response(t0.frames.at(1).second, Limits{}, first), err::kOk);
+  EXPECT_NE(first.session_id, 0);
+  for (const Transcript* t : {&t1, &t2}) {
+    ConnectRequest again;
+    ASSERT_EQ(t->frames.at(0).first, '>');
+    ASSERT_EQ(decode_connect_request(t->frames.at(0).second, Limits{}, again), err::kOk);
+    EXPECT_EQ(again.session_id, first.session_id);
+    EXPECT_EQ(again.passwd, first.passwd);
+    EXPECT_GT(again.last_zxid_seen, 0);
+  }
+  EXPECT_TRUE(s1.request_ops.count(op::kSetWatches));
+  EXPECT_TRUE(s2.request_ops.count(op::kSetWatches2));
+
+  // The 3.8.0 Java client sends SetWatches with an ordinary xid (not -8); the paths re-register
+  // the three one-shot watches set on connection 0.
+  bool checked = false;
+  for (const auto& [dir, bytes] : t1.frames) {
+    DecodedRequest d;
+    if (dir != '>' || decode_request(bytes, Limits{}, d) != err::kOk) continue;
+    if (auto* w = std::get_if<SetWatches>(&d.body)) {
+      checked = true;
+      EXPECT_GT(d.header.xid, 0);
+      EXPECT_EQ(w->data_watches, (std::vector<std::string>{"/gr"}));
+      EXPECT_EQ(w->exist_watches, (std::vector<std::string>{"/gr/none"}));
+      EXPECT_EQ(w->child_watches, (std::vector<std::string>{"/gr"}));
+    }
+  }
+  EXPECT_TRUE(checked);
+}
+
 TEST(Golden, EveryGoldenFileIsCovered) {
   std::set<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(ZKRAFT_JUTE_GOLDEN_DIR)) {
     if (e.path().extension() == ".frames") files.insert(e.path().filename().string());
   }
-  EXPECT_EQ(files, (std::set<std::string>{"kazoo.frames", "java.frames"}));
+  EXPECT_EQ(files, (std::set<std::string>{"kazoo.frames", "java.frames", "java-reconnect-0.frames",
+                                          "java-reconnect-1.frames", "java-reconnect-2.frames"}));
 }
 
 }  // namespace

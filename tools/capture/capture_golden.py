@@ -6,8 +6,9 @@ zk_capture_proxy, saved as transcripts under tests/jute/golden/.
 
 Starts ZooKeeper (Debian package `zookeeper`, jars in /usr/share/java) standalone on a loopback
 ephemeral port with a temporary dataDir, runs the kazoo scenario and then the Java-client scenario
-(GoldenJavaClient.java, compiled into the temp dir with javac), each through its own proxy, and
-stops the server by its PID. Needs: java, javac, python3-kazoo.
+(GoldenJavaClient.java, compiled into the temp dir with javac), and the Java reconnect scenario
+(GoldenJavaReconnect.java: the proxy cuts the connection twice; the client resumes its session
+with SetWatches, then SetWatches2), each through its own proxy, and stops the server by its PID. Needs: java, javac, python3-kazoo.
 """
 
 import argparse
@@ -144,24 +145,52 @@ def java_scenario(hosts, tmp):
     return out.stdout.strip()
 
 
-def capture(name, out_dir, tmp, port, header, run):
+def java_reconnect_scenario(hosts, tmp, proxy):
+    build = os.path.join(tmp, "java-reconnect")
+    os.makedirs(build)
+    cp = ":".join(ZK_JARS)
+    subprocess.run(["javac", "-cp", cp, "-d", build,
+                    os.path.join(HERE, "GoldenJavaReconnect.java")], check=True)
+    proc = subprocess.Popen(["java", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                             "-cp", cp + ":" + build, "GoldenJavaReconnect", hosts],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    notes = []
+    for line in proc.stdout:
+        if line.strip() == "drop":
+            time.sleep(0.5)  # let the last reply reach the client before the cut
+            proxy.drop()
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+        else:
+            notes.append(line.rstrip())
+    if proc.wait(120) != 0:
+        raise SystemExit("java reconnect client failed:\n" + "\n".join(notes))
+    return "\n".join(notes)
+
+
+def capture(name, out_dir, tmp, port, header, run, connections=1):
+    """Runs `run(hosts, proxy)` through a recording proxy; one .frames file per connection:
+    <name>.frames, or <name>-<n>.frames when the scenario makes several connections."""
     prefix = os.path.join(tmp, name)
-    proxy = CaptureProxy(("127.0.0.1", port), prefix, connections=1)
+    proxy = CaptureProxy(("127.0.0.1", port), prefix, connections=connections)
     proxy.start()
-    notes = run("127.0.0.1:%d" % proxy.port)
+    notes = run("127.0.0.1:%d" % proxy.port, proxy)
     if not proxy.wait(timeout=30):
         raise SystemExit("%s: connection did not close" % name)
     proxy.close()
-    dst = os.path.join(out_dir, name + ".frames")
-    with open(proxy.files[0]) as f:
-        body = [line for line in f if not line.startswith("#")]
-    with open(dst, "w") as f:
-        f.write(header)
-        if notes:
-            for line in notes.splitlines():
-                f.write("# client said: %s\n" % line)
-        f.writelines(body)
-    print("%s: %d frames" % (dst, len(body)))
+    for n, path in enumerate(proxy.files):
+        dst = os.path.join(out_dir, (name if connections == 1 else "%s-%d" % (name, n)) + ".frames")
+        with open(path) as f:
+            body = [line for line in f if not line.startswith("#")]
+        with open(dst, "w") as f:
+            f.write(header)
+            if connections > 1:
+                f.write("# connection %d of %d of the same client session\n" % (n + 1, connections))
+            if notes:
+                for line in notes.splitlines():
+                    f.write("# client said: %s\n" % line)
+            f.writelines(body)
+        print("%s: %d frames" % (dst, len(body)))
 
 
 def main():
@@ -177,10 +206,13 @@ def main():
         common = "# server: %s (standalone, tickTime=2000)\n# captured: %s by tools/capture/capture_golden.py\n" % (version, when)
         capture("kazoo", args.out, tmp, port,
                 "# client: kazoo %s (python3-kazoo)\n" % kazoo.__version__ + common,
-                lambda hosts: kazoo_scenario(hosts))
+                lambda hosts, proxy: kazoo_scenario(hosts))
         capture("java", args.out, tmp, port,
                 "# client: Apache ZooKeeper Java client 3.8.0 (GoldenJavaClient.java)\n" + common,
-                lambda hosts: java_scenario(hosts, tmp))
+                lambda hosts, proxy: java_scenario(hosts, tmp))
+        capture("java-reconnect", args.out, tmp, port,
+                "# client: Apache ZooKeeper Java client 3.8.0 (GoldenJavaReconnect.java)\n" + common,
+                lambda hosts, proxy: java_reconnect_scenario(hosts, tmp, proxy), connections=3)
     finally:
         stop(proc)
         shutil.rmtree(tmp, ignore_errors=True)

@@ -56,6 +56,8 @@ class CaptureProxy:
         self.done = threading.Semaphore(0)
         self.files = []
         self._accept_thread = None
+        self._live = []  # (client, server) sockets of connections still open
+        self._live_lock = threading.Lock()
 
     def start(self):
         self._accept_thread = threading.Thread(target=self._accept_loop, daemon=True)
@@ -75,6 +77,18 @@ class CaptureProxy:
         except OSError:
             pass
 
+    def drop(self):
+        """Cuts every open connection (both sides), as a network failure would; the client then
+        reconnects through the proxy, which records the new connection in the next file."""
+        with self._live_lock:
+            live = list(self._live)
+        for pair in live:
+            for s in pair:
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
     def _accept_loop(self):
         for n in range(self.connections):
             try:
@@ -87,6 +101,8 @@ class CaptureProxy:
             threading.Thread(target=self._serve, args=(client, server, path), daemon=True).start()
 
     def _serve(self, client, server, path):
+        with self._live_lock:
+            self._live.append((client, server))
         lock = threading.Lock()
         out = open(path, "w")
         out.write("# zk_capture_proxy transcript: '>' client->server, '<' server->client, hex bodies\n")
@@ -121,6 +137,8 @@ class CaptureProxy:
         t2.join()
         with lock:
             out.close()
+        with self._live_lock:
+            self._live.remove((client, server))
         client.close()
         server.close()
         self.done.release()
