@@ -37,6 +37,7 @@ ZK_CLASSPATH = ":".join([
 
 _LIVE = []            # every Server created in this process, for cleanup and log tails
 _LIVE_LOCK = threading.Lock()
+_TEMP_DIRS = []       # extra temp dirs made by suites (make_temp_dir)
 
 
 def target_kind():
@@ -182,8 +183,9 @@ class Server:
             if self._wait_serving(timeout):
                 return self
             last = self.log_tail(20)
+            exited = self.proc.poll() is not None
             self._terminate()
-            if keep_port:
+            if keep_port or not exited:
                 break
         raise ServerStartError("%s did not start serving on %s\n%s" % (self.kind, self.hosts, last))
 
@@ -195,8 +197,8 @@ class Server:
             answer = four_letter_word(self.host, self.port, "srvr", timeout=1.0)
             if answer.startswith("Zookeeper version:"):
                 return True
-            if answer == "" and self._handshake_works():
-                return True  # no srvr (yet) in this server, but it accepts sessions
+            if self._handshake_works():
+                return True  # no (proper) srvr in this server, but it accepts sessions
             time.sleep(0.1)
         return False
 
@@ -290,6 +292,9 @@ def _cleanup_all():
             s.close()
         finally:
             s.remove_files()
+    if os.environ.get("ZK_KEEP") != "1":
+        for d in _TEMP_DIRS:
+            shutil.rmtree(d, ignore_errors=True)
 
 
 atexit.register(_cleanup_all)
@@ -302,6 +307,13 @@ def _on_signal(signum, frame):
 
 for _sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
     signal.signal(_sig, _on_signal)
+
+
+def make_temp_dir(prefix):
+    """A temp dir removed at exit (also on SIGTERM/SIGINT), unless ZK_KEEP=1."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    _TEMP_DIRS.append(d)
+    return d
 
 
 def wait_until(predicate, timeout, interval=0.05, what="condition"):

@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -23,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 class CClient(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="zkit-c-")
+        self.tmp = harness.make_temp_dir("zkit-c-")
         self.binary = os.environ.get("C_CLIENT_BIN")
         if not self.binary:
             self.binary = os.path.join(self.tmp, "c_client_test")

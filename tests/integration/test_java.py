@@ -9,7 +9,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -29,7 +28,7 @@ class JavaClients(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.classes_dir = tempfile.mkdtemp(prefix="zkit-java-")
+        cls.classes_dir = harness.make_temp_dir("zkit-java-")
         sources = sorted(os.path.join(JAVA_DIR, f) for f in os.listdir(JAVA_DIR) if f.endswith(".java"))
         r = subprocess.run(["javac", "-nowarn", "-d", cls.classes_dir, "-cp", COMPILE_CP] + sources,
                            capture_output=True, text=True, timeout=180)
