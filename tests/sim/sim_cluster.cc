@@ -156,6 +156,8 @@ void SimCluster::handle(const Event& ev) {
         std::fprintf(stderr, "sim: undecodable message: %s\n", error.c_str());
         std::abort();
       }
+      // Links cut while the message was in flight lose it too.
+      if (blocked_.count({m.from, m.to}) || (drop_ && drop_(m))) break;
       trace("recv " + std::to_string(m.from) + "->" + std::to_string(m.to) + " " +
             consensus::message_type_name(m.type) + " t" + std::to_string(m.term) + " i" +
             std::to_string(m.index) + " n" + std::to_string(m.entries.size()) +
@@ -256,7 +258,7 @@ void SimCluster::maybe_snapshot(Node& n, bool force, uint64_t keep_tail) {
 void SimCluster::send(const Message& m) {
   const std::string bytes = consensus::encode_message(m);
   if (!nodes_.count(m.to)) return;
-  if (blocked_.count({m.from, m.to})) return;
+  if (blocked_.count({m.from, m.to}) || (drop_ && drop_(m))) return;
   if (opt_.loss_per_mille && rng_.chance(opt_.loss_per_mille)) return;
   int copies = (opt_.dup_per_mille && rng_.chance(opt_.dup_per_mille)) ? 2 : 1;
   for (int c = 0; c < copies; ++c) {

@@ -76,6 +76,9 @@ class SimCluster {
   void set_loss(uint64_t per_mille) { opt_.loss_per_mille = per_mille; }
   void set_dup(uint64_t per_mille) { opt_.dup_per_mille = per_mille; }
   void set_slow(uint64_t per_mille) { opt_.slow_per_mille = per_mille; }
+  // Messages for which `drop` returns true are lost (checked at send and at delivery, like a
+  // blocked link). Pass nullptr to remove.
+  void set_drop_filter(std::function<bool(const consensus::Message&)> drop) { drop_ = std::move(drop); }
 
   // ---- client actions (each pumps the node afterwards) ----
   consensus::ProposeResult propose(NodeId id, const std::string& data);
@@ -154,6 +157,7 @@ class SimCluster {
   std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
   std::map<NodeId, Node> nodes_;
   std::set<std::pair<NodeId, NodeId>> blocked_;
+  std::function<bool(const consensus::Message&)> drop_;
   consensus::Membership initial_;
   SafetyChecker checker_;
   uint64_t trace_hash_ = 1469598103934665603ull;
