@@ -55,9 +55,12 @@ inline constexpr int32_t kPersistentWithTTL = 5;
 inline constexpr int32_t kPersistentSequentialWithTTL = 6;
 
 inline constexpr bool is_valid(int32_t f) { return f >= 0 && f <= 6; }
-inline constexpr bool is_ephemeral(int32_t f) { return f == kEphemeral || f == kEphemeralSequential; }
+inline constexpr bool is_ephemeral(int32_t f) {
+  return f == kEphemeral || f == kEphemeralSequential;
+}
 inline constexpr bool is_sequential(int32_t f) {
-  return f == kPersistentSequential || f == kEphemeralSequential || f == kPersistentSequentialWithTTL;
+  return f == kPersistentSequential || f == kEphemeralSequential ||
+         f == kPersistentSequentialWithTTL;
 }
 inline constexpr bool is_container(int32_t f) { return f == kContainer; }
 inline constexpr bool is_ttl(int32_t f) {

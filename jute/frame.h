@@ -19,8 +19,8 @@ namespace zkraft::jute {
 
 // Splits a byte stream into frame bodies.
 // Invariant: it buffers at most max(4, max_frame) bytes (a partial length prefix or a partial
-// body), whatever it is fed, because every complete frame is handed out by feed() at once. After an error it stays failed
-// and ignores further input.
+// body), whatever it is fed, because every complete frame is handed out by feed() at once.
+// After an error it stays failed and ignores further input.
 class FrameDecoder {
  public:
   explicit FrameDecoder(int32_t max_frame = Limits{}.max_buffer) : max_frame_(max_frame) {}

@@ -66,7 +66,8 @@ TEST(Bounds, HugeVectorCountsFail) {
 
 TEST(Bounds, DecodeRequestSortsErrors) {
   DecodedRequest d;
-  EXPECT_EQ(decode_request(request_frame(7, op::kGetData, "000000022f6101"), Limits{}, d), err::kOk);
+  EXPECT_EQ(decode_request(request_frame(7, op::kGetData, "000000022f6101"), Limits{}, d),
+            err::kOk);
   EXPECT_EQ(d.header.xid, 7);
   EXPECT_EQ(std::get<GetDataRequest>(d.body), (GetDataRequest{"/a", true}));
 
@@ -85,7 +86,8 @@ TEST(Bounds, DecodeRequestSortsErrors) {
             err::kMarshallingError);
   EXPECT_EQ(t.header.xid, 3);
   // Bytes after the record are ignored, as ZooKeeper does.
-  EXPECT_EQ(decode_request(request_frame(4, op::kSync, "000000012fdeadbeef"), Limits{}, d), err::kOk);
+  EXPECT_EQ(decode_request(request_frame(4, op::kSync, "000000012fdeadbeef"), Limits{}, d),
+            err::kOk);
   // Ping, closeSession and whoAmI have no body.
   EXPECT_EQ(decode_request(request_frame(-2, op::kPing, ""), Limits{}, d), err::kOk);
   EXPECT_TRUE(std::holds_alternative<EmptyRequest>(d.body));
