@@ -154,6 +154,7 @@ SeedResult run_random_seed(uint64_t seed, const RandomRunOptions& ro) {
   res.trace_hash = c.trace_hash();
   res.events = c.events();
   res.committed = c.checker().committed_count();
+  res.counters = c.counters();
   return res;
 }
 

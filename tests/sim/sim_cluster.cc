@@ -162,6 +162,7 @@ void SimCluster::handle(const Event& ev) {
             consensus::message_type_name(m.type) + " t" + std::to_string(m.term) + " i" +
             std::to_string(m.index) + " n" + std::to_string(m.entries.size()) +
             (m.reject ? " rej" : ""));
+      ++counters_[std::string("recv.") + consensus::message_type_name(m.type)];
       n.core->step(m);
       break;
     }
@@ -174,7 +175,10 @@ void SimCluster::handle(const Event& ev) {
 
 void SimCluster::after_event() {
   for (auto& [id, n] : nodes_) {
-    if (n.up && n.core->role() == consensus::Role::kLeader) checker_.observe_leader(id, *n.core);
+    if (n.up && n.core->role() == consensus::Role::kLeader) {
+      if (leader_terms_.insert(n.core->term()).second) ++counters_["leader.elected"];
+      checker_.observe_leader(id, *n.core);
+    }
   }
 }
 
@@ -210,6 +214,7 @@ void SimCluster::disk_done(Node& n) {
     n.sm_hash = h;
     n.last_snapshot = idx;
     ++n.stats.snapshots_restored;
+    ++counters_["snapshot.restored"];
     trace("node " + std::to_string(n.id) + " restored snapshot " + std::to_string(idx));
     checker_.observe_snapshot_restored(n.id, idx, h);
   }
@@ -225,6 +230,7 @@ void SimCluster::disk_done(Node& n) {
     trace("read_state " + std::to_string(n.id) + " ctx " + std::to_string(rs.context) + " index " +
           std::to_string(rs.index));
     n.read_states.push_back(rs);
+    ++counters_["read_state"];
   }
   n.core->advance(rd);
   maybe_snapshot(n, false, opt_.keep_log_tail);
@@ -238,6 +244,7 @@ void SimCluster::apply_entry(Node& n, const Entry& e) {
   n.sm_hash = mix(n.sm_hash, e);
   n.sm_applied = e.index;
   if (e.type == consensus::EntryType::kNormal && !e.data.empty()) n.applied_data.push_back(e.data);
+  if (e.type == consensus::EntryType::kConfChange) ++counters_["apply.conf_change"];
   ++n.stats.applied_entries;
   checker_.observe_applied(n.id, e, n.core->term(), n.sm_hash, current_leaders());
 }
@@ -253,6 +260,7 @@ void SimCluster::maybe_snapshot(Node& n, bool force, uint64_t keep_tail) {
   n.core->compact(through);
   n.storage.compact(std::min(through, n.core->log().offset()));
   trace("node " + std::to_string(n.id) + " snapshot at " + std::to_string(at));
+  ++counters_["snapshot.taken"];
 }
 
 void SimCluster::send(const Message& m) {
@@ -323,6 +331,7 @@ void SimCluster::crash(NodeId id) {
   n.core.reset();
   n.read_states.clear();
   trace("crash " + std::to_string(id));
+  ++counters_["crash"];
 }
 
 void SimCluster::restart(NodeId id) {

@@ -105,6 +105,9 @@ class SimCluster {
   const SafetyChecker& checker() const { return checker_; }
   bool ok() const { return checker_.ok(); }
   uint64_t trace_hash() const { return trace_hash_; }
+  // Coverage counters ("recv.Append", "crash", "snapshot.restored", "read_state", ...), to show
+  // that a run exercised what it claims to.
+  const std::map<std::string, uint64_t>& counters() const { return counters_; }
   uint64_t events() const { return events_; }
   SimRng& rng() { return rng_; }
 
@@ -161,6 +164,8 @@ class SimCluster {
   consensus::Membership initial_;
   SafetyChecker checker_;
   uint64_t trace_hash_ = 1469598103934665603ull;
+  std::map<std::string, uint64_t> counters_;
+  std::set<consensus::Term> leader_terms_;
 };
 
 // Outcome of one randomized run.
@@ -171,6 +176,7 @@ struct SeedResult {
   uint64_t trace_hash = 0;
   uint64_t events = 0;
   uint64_t committed = 0;
+  std::map<std::string, uint64_t> counters;
 };
 
 struct RandomRunOptions {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "tests/sim/sim_cluster.h"
@@ -69,10 +70,12 @@ int main(int argc, char** argv) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   uint64_t failed = 0, events = 0, committed = 0;
+  std::map<std::string, uint64_t> counters;
   for (uint64_t s = start; s < start + seeds; ++s) {
     auto r = zkraft::sim::run_random_seed(s, ro);
     events += r.events;
     committed += r.committed;
+    for (auto& [k, v] : r.counters) counters[k] += v;
     if (!r.ok) {
       ++failed;
       std::printf("FAIL seed %llu trace %016llx: %s\n  replay: raft_sim --seed %llu --trace\n",
@@ -89,5 +92,8 @@ int main(int argc, char** argv) {
   std::printf("%llu seeds from %llu: %llu failed; %llu events, %llu committed entries; %.2fs\n",
               (unsigned long long)seeds, (unsigned long long)start, (unsigned long long)failed,
               (unsigned long long)events, (unsigned long long)committed, secs);
+  std::printf("coverage:");
+  for (auto& [k, v] : counters) std::printf(" %s=%llu", k.c_str(), (unsigned long long)v);
+  std::printf("\n");
   return failed ? 1 : 0;
 }
