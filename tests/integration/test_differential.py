@@ -14,6 +14,7 @@ among all zxids seen in the transcript ("z1" < "z2" ...; 0 stays 0), times by "t
 import json
 import logging
 import os
+import struct
 import sys
 import unittest
 
@@ -177,37 +178,84 @@ def run_script(server):
     return tr.normalise(sessions)
 
 
-def run_raw_script(server):
-    """Wire-level edge cases (protocol reference §1.3-§1.7) on one raw session. Each step records
-    the reply xid, err, reply zxid (ranked later) and the decoded body; notifications that arrive
-    before a reply are recorded in order, so "event before the reply that shows the change" is
-    compared too. The notification header zxid is left out: 3.8 sends -1, 3.9 the change's zxid."""
-    W = zkwire
-    steps = []
-    zx = []
+class RawTranscript:
+    """Steps of a raw-protocol script: reply xid, err, reply zxid and decoded body per request, plus
+    the notifications that arrived before the reply (in order), so "an event reaches the client
+    before the response that shows the change" is compared too. Notification header zxids are left
+    out (3.8 sends -1, 3.9 the change's zxid). zxids from reply headers and stats become dense
+    ranks at the end; 0 and -1 stay as they are."""
 
-    def rec(label, frames, reply, decode=None):
+    def __init__(self):
+        self.steps = []
+        self.zx = []
+
+    def zxid_ref(self, z):
+        self.zx.append(z)
+        return "zx%d" % (len(self.zx) - 1)
+
+    def rec(self, label, frames, reply, decode=None):
         events = []
         for (_xid, _zxid, _err, body) in frames:
-            d = W.Decoder(body)
+            d = zkwire.Decoder(body)
             events.append(["event", d.int32(), d.int32(), d.ustring()])
         xid, zxid, err, body = reply
-        zx.append(zxid)
-        out = {"xid": xid, "err": err, "zxid": len(zx) - 1}
+        out = {"xid": xid, "err": err, "zxid": self.zxid_ref(zxid)}
         if err == 0 and decode is not None:
-            out["body"] = decode(W.Decoder(body))
+            out["body"] = decode(zkwire.Decoder(body))
         else:
             out["body_len"] = len(body)
-        steps.append([label, events, out])
+        self.steps.append([label, events, out])
+        return reply
 
-    def stat_of(d):
+    def note(self, label, value):
+        self.steps.append([label, [], value])
+
+    def stat_of(self, d):
         st = d.stat()
         for f in ("czxid", "mzxid", "pzxid"):
-            zx.append(st[f])
-            st[f] = "zx%d" % (len(zx) - 1)
+            st[f] = self.zxid_ref(st[f])
         st["ctime"] = st["mtime"] = "t"
         st["ephemeralOwner"] = "s" if st["ephemeralOwner"] else 0
         return st
+
+    def finish(self):
+        order = {z: i + 1 for i, z in enumerate(sorted(set(z for z in self.zx if z > 0)))}
+        names = {i: (order[z] if z > 0 else z) for i, z in enumerate(self.zx)}
+
+        def fix(v):
+            if isinstance(v, dict):
+                return {k: fix(val) for k, val in v.items()}
+            if isinstance(v, list):
+                return [fix(x) for x in v]
+            if isinstance(v, str) and v.startswith("zx") and v[2:].isdigit():
+                return names[int(v[2:])]
+            return v
+
+        return [json.dumps(fix(step), sort_keys=True, default=lambda b: "b:" + b.decode("latin-1"))
+                for step in self.steps]
+
+
+def keeps_partial(fn):
+    """Runs fn(server, transcript); if the server drops the connection mid-script, the exception
+    carries the steps recorded so far (e.partial) so the first difference can still be shown."""
+    def wrapper(server):
+        T = RawTranscript()
+        try:
+            fn(server, T)
+        except (ConnectionError, OSError, struct.error) as e:
+            e.partial = T.finish()
+            raise
+        return T.finish()
+    wrapper.__name__ = fn.__name__
+    return wrapper
+
+
+@keeps_partial
+def run_raw_script(server, T):
+    """Wire-level edge cases (protocol reference §1.3-§1.7) on one raw session."""
+    W = zkwire
+    rec, stat_of = T.rec, T.stat_of
+    steps = T.steps
 
     r = W.RawSession(server.host, server.port, timeout_ms=30000)
     steps.append(["connect", [], {"protocolVersion": r.protocol_version, "timeOut": r.timeout_ms,
@@ -304,54 +352,157 @@ def run_raw_script(server):
         steps.append(["opcode 10", [], "closed without reply"])
     r2.abandon()
 
-    # dense rank of every zxid recorded (reply headers and stats); 0 and -1 stay as they are
-    order = {z: i + 1 for i, z in enumerate(sorted(set(z for z in zx if z > 0)))}
-    names = {i: (order[z] if z > 0 else z) for i, z in enumerate(zx)}
+    return T.finish()
 
-    def fix_stat_refs(v):
-        if isinstance(v, dict):
-            return {k: (names[int(val[2:])] if isinstance(val, str) and val.startswith("zx") else fix_stat_refs(val))
-                    for k, val in v.items()}
-        if isinstance(v, list):
-            return [fix_stat_refs(x) for x in v]
-        return v
+@keeps_partial
+def run_raw_extended_script(server, T):
+    """Ops beyond the basics on raw sessions: containers, TTL (disabled by default), addWatch
+    persistent and recursive watches, check/removeWatches, getEphemerals, getAllChildrenNumber,
+    multiRead, whoAmI, auth, setWatches after changes, reconfig in standalone."""
+    W = zkwire
+    rec, stat_of = T.rec, T.stat_of
+    r = W.RawSession(server.host, server.port, timeout_ms=30000)
+    call = r.call
+    path_of = lambda d: d.ustring()
+    strings = lambda d: sorted(d.strings())
+    path_stat = lambda d: [d.ustring(), stat_of(d)]
+    P = W.ustring
+    I = W.int32
 
-    out = []
-    for step in steps:
-        label, events, body = step
-        if isinstance(body, dict) and "zxid" in body:
-            body = dict(body, zxid=names[body["zxid"]])
-        out.append(json.dumps([label, events, fix_stat_refs(body)], sort_keys=True,
-                              default=lambda b: "b:" + b.decode("latin-1")))
-    return out
+    rec("create /x", *call(W.OP_CREATE, W.create_body("/x", b"x")), path_of)
+    # containers (op 19): Create2Response, ephemeralOwner 0
+    rec("createContainer", *call(19, W.create_body("/x/box", b"c", flags=4)), path_stat)
+    rec("create in container", *call(W.OP_CREATE, W.create_body("/x/box/item", b"")), path_of)
+    # TTL nodes: extended types are off by default -> Unimplemented
+    rec("createTTL disabled", *call(21, W.create_body("/x/ttl", b"", flags=5) + struct.pack(">q", 10000)))
+    # ephemerals of this session
+    rec("create eph 1", *call(W.OP_CREATE, W.create_body("/x/e1", b"", flags=1)), path_of)
+    rec("create eph seq", *call(W.OP_CREATE, W.create_body("/x/box/e-", b"", flags=3)), path_of)
+    rec("getEphemerals all", *call(103, P("/")), strings)
+    rec("getEphemerals prefix", *call(103, P("/x/box")), strings)
+    rec("getEphemerals none", *call(103, P("/nothing")), strings)
+    rec("getAllChildrenNumber /x", *call(104, P("/x")), lambda d: d.int32())
+    rec("getAllChildrenNumber /", *call(104, P("/")), lambda d: d.int32())
+    rec("getAllChildrenNumber missing", *call(104, P("/nope")))
+    rec("whoAmI", *call(107), lambda d: [[d.ustring(), d.ustring()] for _ in range(d.int32())])
+    # multiRead (op 22): a failing read does not fail the others
+    def multi_read_results(d):
+        out = []
+        while True:
+            typ, done, err = d.int32(), d.boolean(), d.int32()
+            if done:
+                return out
+            if typ == W.OP_GETDATA:
+                out.append([typ, err, d.buffer(), stat_of(d)])
+            elif typ == W.OP_GETCHILDREN:
+                out.append([typ, err, sorted(d.strings())])
+            else:
+                out.append([typ, err, d.int32()])
+    rec("multiRead", *call(22, W.multi_body([
+        (W.OP_GETDATA, P("/x") + W.boolean(False)),
+        (W.OP_GETCHILDREN, P("/x") + W.boolean(False)),
+        (W.OP_GETDATA, P("/x/missing") + W.boolean(False)),
+        (W.OP_GETCHILDREN, P("/x/box") + W.boolean(False))])), multi_read_results)
+    # persistent (0) and persistent-recursive (1) watches: reply body is ErrorResponse{0}
+    rec("addWatch persistent /x/pw", *call(106, P("/x/pw") + I(0)), lambda d: d.int32())
+    rec("addWatch recursive /x/rw", *call(106, P("/x/rw") + I(1)), lambda d: d.int32())
+    rec("create /x/pw", *call(W.OP_CREATE, W.create_body("/x/pw", b"")), path_of)
+    rec("set /x/pw", *call(W.OP_SETDATA, P("/x/pw") + W.buffer(b"1") + I(-1)), stat_of)
+    rec("set /x/pw again (still watched)", *call(W.OP_SETDATA, P("/x/pw") + W.buffer(b"2") + I(-1)), stat_of)
+    rec("create /x/pw/c", *call(W.OP_CREATE, W.create_body("/x/pw/c", b"")), path_of)
+    rec("set /x/pw/c (not recursive)", *call(W.OP_SETDATA, P("/x/pw/c") + W.buffer(b"3") + I(-1)), stat_of)
+    rec("create /x/rw", *call(W.OP_CREATE, W.create_body("/x/rw", b"")), path_of)
+    rec("create /x/rw/a", *call(W.OP_CREATE, W.create_body("/x/rw/a", b"")), path_of)
+    rec("create /x/rw/a/b", *call(W.OP_CREATE, W.create_body("/x/rw/a/b", b"")), path_of)
+    rec("set /x/rw/a/b", *call(W.OP_SETDATA, P("/x/rw/a/b") + W.buffer(b"4") + I(-1)), stat_of)
+    rec("delete /x/rw/a/b", *call(W.OP_DELETE, P("/x/rw/a/b") + I(-1)))
+    # (types 4/5 in check/removeWatches exist only since 3.9.0: not compared)
+    rec("checkWatches any on /x/pw", *call(17, P("/x/pw") + I(3)))
+    rec("checkWatches none", *call(17, P("/x/nowatch") + I(3)))
+    rec("removeWatches data none", *call(18, P("/x/nowatch") + I(2)))
+    rec("getData watch /x", *call(W.OP_GETDATA, P("/x") + W.boolean(True)), lambda d: [d.buffer(), stat_of(d)])
+    rec("checkWatches data /x", *call(17, P("/x") + I(2)))
+    rec("checkWatches children /x (none)", *call(17, P("/x") + I(1)))
+    rec("removeWatches data /x", *call(18, P("/x") + I(2)))
+    rec("set /x (no event: watch removed)", *call(W.OP_SETDATA, P("/x") + W.buffer(b"y") + I(-1)), stat_of)
+    rec("getChildren watch /x", *call(W.OP_GETCHILDREN, P("/x") + W.boolean(True)), strings)
+    rec("removeWatches any /x", *call(18, P("/x") + I(3)))
+    rec("create /x/c2 (no event)", *call(W.OP_CREATE, W.create_body("/x/c2", b"")), path_of)
+    # setWatches after changes: relativeZxid from before the changes; the stale watches fire at once,
+    # before the reply (xid -8)
+    _, before = call(W.OP_EXISTS, P("/x") + W.boolean(False))
+    rel = before[1]
+    rec("set /x/c2 (unwatched)", *call(W.OP_SETDATA, P("/x/c2") + W.buffer(b"z") + I(-1)), stat_of)
+    rec("create /x/sw (unwatched)", *call(W.OP_CREATE, W.create_body("/x/sw", b"")), path_of)
+    rec("delete /x/e1 (unwatched)", *call(W.OP_DELETE, P("/x/e1") + I(-1)))
+    sw = struct.pack(">q", rel)
+    for paths in (["/x/c2", "/x/e1", "/x/same"], ["/x/sw", "/x/absent"], ["/x", "/x/pw"]):
+        sw += I(len(paths)) + b"".join(P(p) for p in paths)
+    rec("setWatches (data, exist, child)", *call(101, sw, xid=-8))
+    rec("create /x/absent (exist watch fires)", *call(W.OP_CREATE, W.create_body("/x/absent", b"")), path_of)
+    # digest auth: -4 reply; a second session sees the node's ACL in its digest form
+    rec("auth digest", *call(100, I(0) + P("digest") + W.buffer(b"u:p"), xid=-4))
+    rec("create with auth ACL", *call(W.OP_CREATE, W.create_body("/x/mine", b"m", acls=[(31, "auth", "")])), path_of)
+    rec("getACL auth node", *call(W.OP_GETACL, P("/x/mine")),
+        lambda d: [[d.int32(), d.ustring(), d.ustring()] for _ in range(d.int32())] + [stat_of(d)])
+    rec("whoAmI after auth", *call(107), lambda d: sorted([d.ustring(), d.ustring()] for _ in range(d.int32())))
+    # reconfig in standalone with reconfigEnabled unset
+    rec("reconfig", *call(16, P("") + P("") + P("server.1=127.0.0.1:2888:3888") + struct.pack(">q", -1)))
+    rec("close", *call(W.OP_CLOSE))
+    r.abandon()
+    # a fresh session: the ephemerals of the closed one are gone
+    r2 = W.RawSession(server.host, server.port, timeout_ms=30000)
+    rec("after close: children /x/box", *r2.call(W.OP_GETCHILDREN, P("/x/box") + W.boolean(False)), strings)
+    rec("no auth: getData /x/mine", *r2.call(W.OP_GETDATA, P("/x/mine") + W.boolean(False)))
+    # a multi mixing a read into writes: ZooKeeper answers -5 and keeps the connection
+    rec("multi mixing read and write", *r2.call(W.OP_MULTI, W.multi_body([
+        (W.OP_CREATE, W.create_body("/x/mix", b"")),
+        (W.OP_GETDATA, P("/x") + W.boolean(False))])))
+    rec("exists /x/mix after mixed multi", *r2.call(W.OP_EXISTS, P("/x/mix") + W.boolean(False)))
+    # auth with an unknown scheme: -115, then the connection is closed
+    try:
+        frames, reply = r2.call(100, I(0) + P("nosuchscheme") + W.buffer(b"x"), xid=-4)
+        rec("auth unknown scheme", frames, reply)
+        r2.sock.settimeout(10)
+        T.note("closed after failed auth", r2.sock.recv(1) == b"")
+    except (ConnectionError, OSError):
+        T.note("auth unknown scheme", "closed without reply")
+    r2.abandon()
 
 
 class Differential(unittest.TestCase):
     maxDiff = None
 
-    def test_scripted_sequence_matches_zookeeper(self):
-        with harness.Server(kind="zookeeper", name="reference") as ref:
-            expected = run_script(ref)
-        with harness.Server(name="candidate") as cand:
-            got = run_script(cand)
+    def compare(self, script, name):
+        def run(server):
+            try:
+                return script(server)
+            except (ConnectionError, OSError, struct.error) as e:
+                # keep what was recorded up to here so the first differing step is shown
+                return getattr(e, "partial", []) + ["!! script aborted: %r" % e]
+        with harness.Server(kind="zookeeper", name="reference-" + name) as ref:
+            expected = run(ref)
+        with harness.Server(name="candidate-" + name) as cand:
+            got = run(cand)
         if expected != got:
             for i, (e, g) in enumerate(zip(expected, got)):
                 if e != g:
                     print("step %d differs:\n  zookeeper: %s\n  target:    %s" % (i, e, g))
+            for extra in expected[len(got):]:
+                print("missing in target: %s" % extra)
+            for extra in got[len(expected):]:
+                print("extra in target: %s" % extra)
         self.assertEqual(len(expected), len(got))
         self.assertEqual(expected, got)
 
+    def test_scripted_sequence_matches_zookeeper(self):
+        self.compare(run_script, "kazoo")
+
     def test_wire_level_edge_cases_match_zookeeper(self):
-        with harness.Server(kind="zookeeper", name="reference-raw") as ref:
-            expected = run_raw_script(ref)
-        with harness.Server(name="candidate-raw") as cand:
-            got = run_raw_script(cand)
-        if expected != got:
-            for i, (e, g) in enumerate(zip(expected, got)):
-                if e != g:
-                    print("step %d differs:\n  zookeeper: %s\n  target:    %s" % (i, e, g))
-        self.assertEqual(len(expected), len(got))
-        self.assertEqual(expected, got)
+        self.compare(run_raw_script, "raw")
+
+    def test_newer_ops_match_zookeeper(self):
+        self.compare(run_raw_extended_script, "ext")
 
 
 if __name__ == "__main__":
