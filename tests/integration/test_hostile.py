@@ -206,6 +206,21 @@ class Hostile(unittest.TestCase):
             raw.abandon()
         self.assert_still_serving("noread-closed")
 
+    def test_request_over_jute_maxbuffer_closes_connection(self):
+        # a create whose frame exceeds jute.maxbuffer (0xfffff): the server drops the connection
+        raw = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=10000)
+        try:
+            raw.sock.sendall(zkwire.create_request(1, "/too-big", b"z" * 1_100_000))
+        except OSError:
+            pass  # already closed while we were still sending: fine
+        try:
+            self.assertTrue(closed_by_server(raw.sock), "an over-limit frame did not close the connection")
+        finally:
+            raw.abandon()
+        self.assertIsNone(self.zk.exists("/too-big"))
+        self.assert_still_serving("maxbuffer")
+        self.assert_rss_bounded("maxbuffer")
+
     def test_many_clients_pipelining_writes(self):
         # sanity for the back-pressure path: a reading client pipelining 5,000 small writes gets
         # every reply, in order
@@ -227,7 +242,42 @@ class Hostile(unittest.TestCase):
         raw.close_session()
         self.assertEqual(xids, list(range(1, 5001)))
         self.assertEqual(self.zk.exists("/pipe").numChildren, 5000)
+        self.assertEqual(len(self.zk.get_children("/pipe")), 5000)
         self.assert_still_serving("pipeline")
+
+
+
+class ConnectionLimit(unittest.TestCase):
+    """maxClientCnxns limits concurrent connections from one IP address; the ones over the limit
+    are closed at once, and a slot frees when a connection closes."""
+
+    def test_max_client_cnxns_per_ip(self):
+        with harness.Server(name="cnxnlimit", max_client_cnxns=10) as srv:
+            held = [zkwire.RawSession(srv.host, srv.port, timeout_ms=10000) for _ in range(10)]
+            try:
+                self.assertTrue(all(h.session_id != 0 for h in held))
+                over = socket.create_connection((srv.host, srv.port), timeout=10)
+                try:
+                    try:
+                        over.sendall(zkwire.connect_request(10000))
+                    except OSError:
+                        pass
+                    self.assertTrue(closed_by_server(over), "connection 11 of 10 allowed was not closed")
+                finally:
+                    over.close()
+                held.pop().close_session()
+                # a slot is free again (the server may need a moment to notice the close)
+                def can_connect():
+                    try:
+                        s = zkwire.RawSession(srv.host, srv.port, timeout_ms=10000, io_timeout=2.0)
+                    except (OSError, struct.error):
+                        return False
+                    held.append(s)
+                    return s.session_id != 0
+                self.assertTrue(harness.wait_until(can_connect, 10.0, interval=0.2))
+            finally:
+                for h in held:
+                    h.abandon()
 
 
 if __name__ == "__main__":

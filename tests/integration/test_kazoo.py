@@ -208,6 +208,21 @@ class KazooSuite(unittest.TestCase):
         # the event arrives before any response that shows the change
         self.assertEqual(watcher.get(p)[0], b"1")
 
+    def test_watch_fanout_to_many_sessions(self):
+        p = self.zk.create(self.root + "/fan", b"0")
+        watchers = [self.client() for _ in range(20)]
+        events = queue.Queue()
+        for i, w in enumerate(watchers):
+            w.create(self.root + "/fan-eph-%02d" % i, ephemeral=True)
+            w.get(p, watch=lambda ev, i=i: events.put((i, ev.type, ev.path)))
+        self.zk.set(p, b"1")
+        got = sorted(events.get(timeout=WAIT) for _ in range(20))
+        self.assertEqual(got, [(i, EventType.CHANGED, p) for i in range(20)])
+        self.assertEqual(len([c for c in self.zk.get_children(self.root) if c.startswith("fan-eph-")]), 20)
+        for w in watchers:
+            w.stop()
+        self.assertEqual([c for c in self.zk.get_children(self.root) if c.startswith("fan-eph-")], [])
+
     def test_data_watch(self):
         p = self.root + "/dw"
         seen = queue.Queue()
