@@ -3,6 +3,7 @@
 // Layout (jute primitives, big-endian):
 //   int magic 'ZKTR', int format 1, long last_zxid, int next_acl_id,
 //   int acl_count, acl_count x { int id, vector<ACL> },
+//   int quota_count, quota_count x ustring (paths marked by zookeeper_limits nodes),
 //   long node_count, node_count x node in pre-order (a parent before its children, children in
 //   their list order, so loading reproduces the child order exactly):
 //     ustring path, buffer data, long czxid, mzxid, pzxid, ctime, mtime, owner,
@@ -41,6 +42,8 @@ void ZnodeTree::write_header(jute::Writer& w) const {
     w.write_int(static_cast<int32_t>(id));
     jute::encode(w, acl);
   });
+  w.write_int(static_cast<int32_t>(quota_paths_.size()));
+  for (const auto& q : quota_paths_) w.write_string(q);
   w.write_long(static_cast<int64_t>(index_.size()));
 }
 
@@ -109,6 +112,13 @@ bool ZnodeTree::deserialize(jute::Reader& r) {
     std::vector<jute::ACL> acl;
     if (!r.read_int(id) || !jute::decode(r, acl)) return false;
     if (id < 1 || !t.acls_.restore_entry(static_cast<uint32_t>(id), std::move(acl))) return false;
+  }
+  int32_t quota_count = 0;
+  if (!r.read_int(quota_count) || quota_count < 0) return false;
+  for (int32_t i = 0; i < quota_count; ++i) {
+    std::string q;
+    if (!r.read_string(q) || q.empty() || q[0] != '/') return false;
+    t.quota_paths_.insert(std::move(q));
   }
   if (!r.read_long(node_count) || node_count < 1) return false;
 

@@ -181,7 +181,7 @@ Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
 }
 
 void ZnodeTree::note_update(ZnodeEntry* e) {
-  if (undo_) undo_->push_back(Undo{Undo::Kind::kUpdated, e->first, copy_header(e->second), 0});
+  if (undo_) undo_->push_back(Undo{Undo::Kind::kUpdated, e->first, copy_header(e->second), 0, {}});
 }
 
 void ZnodeTree::restore_header(Znode& n, const Znode& saved) {
@@ -212,6 +212,9 @@ void ZnodeTree::rollback(std::vector<Undo>& log) {
         break;
       case Undo::Kind::kCreated:
         remove_entry(find(u.path), find(parent_of(u.path)));
+        break;
+      case Undo::Kind::kQuotaPaths:
+        quota_paths_ = std::move(u.quota_paths);
         break;
       case Undo::Kind::kDeleted: {
         ZnodeEntry* parent = find(parent_of(u.path));
@@ -424,7 +427,11 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
   n.data_null = data.is_null;
   if (!data.is_null) n.data = data.bytes;
   ZnodeEntry* e = insert_entry(full, std::move(n), parent, false);
-  if (undo_) undo_->push_back(Undo{Undo::Kind::kCreated, full, Znode{}, 0});
+  if (undo_) undo_->push_back(Undo{Undo::Kind::kCreated, full, Znode{}, 0, {}});
+  quota_on_create(parent->first, name_of(full));
+  if (std::string_view q = quota_prefix_of(full); !q.empty()) {
+    quota_update_stat(q, static_cast<int64_t>(e->second.data.size()), 1);
+  }
 
   if (stat) fill_stat(e->second, *stat);
   out.push_back({EventType::kNodeCreated, full, acls_.share(e->second.acl)});
@@ -441,12 +448,15 @@ void ZnodeTree::erase_node(const TxnContext& ctx, ZnodeEntry* node, ZnodeEntry* 
   std::string path = node->first;
   auto acl = acls_.share(node->second.acl);
   Znode removed = remove_entry(node, parent);
+  auto bytes = static_cast<int64_t>(removed.data.size());
   out.push_back({EventType::kNodeDeleted, path, std::move(acl)});
   out.push_back({EventType::kNodeChildrenChanged, parent->first, acls_.share(parent->second.acl)});
   if (undo_) {
     uint32_t index = removed.index_in_parent;
-    undo_->push_back(Undo{Undo::Kind::kDeleted, std::move(path), std::move(removed), index});
+    undo_->push_back(Undo{Undo::Kind::kDeleted, path, std::move(removed), index, {}});
   }
+  quota_on_delete(parent->first, name_of(path));
+  if (std::string_view q = quota_prefix_of(path); !q.empty()) quota_update_stat(q, -bytes, -1);
 }
 
 int32_t ZnodeTree::do_remove(const TxnContext& ctx, std::string_view path, int32_t version,
@@ -473,8 +483,8 @@ int32_t ZnodeTree::do_set_data(const TxnContext& ctx, std::string_view path,
   if (!allowed(n, jute::perms::kWrite, auth_of(ctx))) return err::kNoAuth;
   if (version != -1 && version != n.version) return err::kBadVersion;
   note_update(e);
-  data_size_ += static_cast<int64_t>(data.is_null ? 0 : data.bytes.size()) -
-                static_cast<int64_t>(n.data.size());
+  const auto old_bytes = static_cast<int64_t>(n.data.size());
+  data_size_ += static_cast<int64_t>(data.is_null ? 0 : data.bytes.size()) - old_bytes;
   n.data_null = data.is_null;
   if (data.is_null) {
     n.data.clear();
@@ -487,6 +497,9 @@ int32_t ZnodeTree::do_set_data(const TxnContext& ctx, std::string_view path,
   n.version = wrap_add(n.version, 1);
   fill_stat(n, stat);
   out.push_back({EventType::kNodeDataChanged, e->first, acls_.share(n.acl)});
+  if (std::string_view q = quota_prefix_of(e->first); !q.empty()) {
+    quota_update_stat(q, static_cast<int64_t>(n.data.size()) - old_bytes, 0);
+  }
   return err::kOk;
 }
 

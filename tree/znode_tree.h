@@ -28,6 +28,7 @@
 #include "tree/acl.h"
 #include "tree/acl_cache.h"
 #include "tree/path.h"
+#include "tree/quota_stats.h"
 #include "tree/txn.h"
 #include "tree/znode.h"
 
@@ -148,11 +149,12 @@ class ZnodeTree {
 
   // One reversible step of a multi, undone in reverse order on failure.
   struct Undo {
-    enum class Kind : uint8_t { kUpdated, kCreated, kDeleted };
+    enum class Kind : uint8_t { kUpdated, kCreated, kDeleted, kQuotaPaths };
     Kind kind;
     std::string path;
     Znode saved;         // kUpdated: the node before (no children); kDeleted: the removed node
     uint32_t index = 0;  // kDeleted: its position in the parent's child list
+    std::set<std::string> quota_paths;  // kQuotaPaths: the set before
   };
 
   struct EmptyTag {};
@@ -185,6 +187,17 @@ class ZnodeTree {
   static Znode copy_header(const Znode& n);
   static int64_t size_of(std::string_view path, const Znode& n);
 
+  // Quotas (DataTree's pTrie and updateQuotaStat): paths with a zookeeper_limits node, and the
+  // upkeep of their zookeeper_stats node's "count=..,bytes=.." text.
+  void quota_on_create(std::string_view parent, std::string_view name);
+  void quota_on_delete(std::string_view parent, std::string_view name);
+  void quota_add_path(std::string_view path);
+  void quota_remove_path(std::string_view path);
+  std::string_view quota_prefix_of(std::string_view path) const;
+  void quota_update_stat(std::string_view prefix, int64_t bytes_diff, int64_t count_diff);
+  void quota_recount(std::string_view path);
+  void replace_data(ZnodeEntry* e, std::string data);
+
   void write_header(jute::Writer& w) const;
   template <class F>
   void for_each_preorder(F&& f) const;
@@ -196,6 +209,7 @@ class ZnodeTree {
   std::map<int64_t, std::set<std::string_view>> ephemerals_;  // views into index_ keys
   std::set<std::string_view> containers_;
   std::set<std::string_view> ttls_;
+  std::set<std::string> quota_paths_;
   int64_t data_size_ = 1;  // the "/" alias of the root
   int64_t last_zxid_ = 0;
   std::vector<Undo>* undo_ = nullptr;  // set while a multi runs

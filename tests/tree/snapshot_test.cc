@@ -158,6 +158,7 @@ TEST(SnapshotTest, RejectsStructuralLies) {
   w.write_int(1);
   w.write_int(1);
   jute::encode(w, kOpen);
+  w.write_int(0);  // no quota paths
   w.write_long(2);
   auto node = [&](const std::string& path) {
     w.write_string(path);
@@ -168,10 +169,36 @@ TEST(SnapshotTest, RejectsStructuralLies) {
     w.write_int(0);
   };
   node("/");
+  std::string prefix = w.bytes();
+  {
+    jute::Writer ok;
+    ok.write_raw(prefix);
+    ZnodeTree t;
+    // Only "/" present but the count says 2: rejected for being short.
+    EXPECT_FALSE(restore(t, ok.bytes()));
+  }
   node("/orphan/child");
   ZnodeTree t;
   EXPECT_FALSE(restore(t, w.bytes()));
   EXPECT_TRUE(t.contains("/zookeeper"));
+  // The same bytes with a parent that exists load fine, so the rejection above is about the parent.
+  jute::Writer good;
+  good.write_raw(prefix);
+  std::string fixed = good.bytes();
+  {
+    jute::Writer tail;
+    tail.write_string("/child");
+    tail.write_buffer(buf(""));
+    for (int i = 0; i < 6; ++i) tail.write_long(0);
+    for (int i = 0; i < 3; ++i) tail.write_int(0);
+    tail.write_int(1);
+    tail.write_int(0);
+    fixed += tail.bytes();
+  }
+  ZnodeTree u;
+  ASSERT_TRUE(restore(u, fixed));
+  EXPECT_TRUE(u.contains("/child"));
+  EXPECT_FALSE(u.contains("/zookeeper"));
 }
 
 // ---- deterministic random operations: a tree restored from a mid-way snapshot must end up
