@@ -141,6 +141,9 @@ void RaftCore::become_pre_candidate() {
   lead_ = 0;
   role_ = Role::kPreCandidate;
   election_elapsed_ = 0;
+  // A fresh timeout, so that pre-candidates whose rounds tied do not retry in lockstep.
+  randomized_election_timeout_ =
+      cfg_.election_ticks + static_cast<int>(random_() % static_cast<uint64_t>(cfg_.election_ticks));
   progress_.clear();
 }
 
@@ -911,6 +914,9 @@ Ready RaftCore::ready() {
   Ready rd;
   if (!(hard_state() == prev_hard_state_)) {
     rd.hard_state = hard_state();
+    // A new term or vote must be durable before any message; a commit index alone need not be
+    // (it can be re-learned from the leader).
+    rd.sync = hard_state().term != prev_hard_state_.term || hard_state().vote != prev_hard_state_.vote;
     prev_hard_state_ = hard_state();
   }
   Index apply_from = applied_ + 1;
@@ -920,6 +926,7 @@ Ready RaftCore::ready() {
     apply_from = std::max(apply_from, pending_snapshot_->index + 1);
   }
   rd.entries = log_.unstable_entries();
+  rd.sync = rd.sync || rd.snapshot.has_value() || !rd.entries.empty();
   rd.persisted_index = log_.last_index();
   rd.persisted_term = log_.last_term();
   rd.messages_now = std::move(msgs_now_);

@@ -39,9 +39,13 @@ struct Ready {
   std::vector<Entry> committed_entries;    // to apply, in order, after persisting
   std::vector<ReadState> read_states;
 
-  // Whether step 2 must fsync before step 3 (anything durable changed).
-  bool must_sync() const { return hard_state.has_value() || snapshot.has_value() || !entries.empty(); }
+  // Whether step 2 must fsync before step 3: entries, a snapshot, or a new term/vote. A
+  // hard_state that only moved commit may be written without waiting for the disk.
+  bool must_sync() const { return sync; }
+  // Whether there is anything to write at all.
+  bool has_writes() const { return hard_state.has_value() || snapshot.has_value() || !entries.empty(); }
 
+  bool sync = false;
   // Bookkeeping for advance(); not for the caller.
   Index persisted_index = 0;
   Term persisted_term = 0;
