@@ -1,9 +1,10 @@
 // ZnodeTree quota upkeep, after ZooKeeper's DataTree: a zookeeper_limits node under
 // /zookeeper/quota/<path> marks <path> as quota'd (its pTrie), and every create, delete and setData
 // below the deepest quota'd prefix adjusts that prefix's zookeeper_stats text in place (no version
-// or mzxid change). Enforcement (zookeeper.enforceQuota, kQuotaExceeded) is not done here.
+// or mzxid change). With Options::enforce_quota, hard limits refuse changes (ZooKeeperServer.checkQuota).
 #include <vector>
 
+#include "jute/errors.h"
 #include "tree/znode_tree.h"
 
 namespace zkraft::tree {
@@ -37,6 +38,15 @@ std::string normalized(std::string_view path) {
 
 std::string stat_path(std::string_view prefix) {
   return std::string(kQuotaRoot) + std::string(prefix) + "/" + std::string(kQuotaStatNode);
+}
+
+std::string limit_path(std::string_view prefix) {
+  return std::string(kQuotaRoot) + std::string(prefix) + "/" + std::string(kQuotaLimitNode);
+}
+
+int64_t stat_value(const std::map<std::string, int64_t>& m, const char* key) {
+  auto it = m.find(key);
+  return it == m.end() ? -1 : it->second;
 }
 
 }  // namespace
@@ -91,6 +101,32 @@ std::string_view ZnodeTree::quota_prefix_of(std::string_view path) const {
     if (it != quota_paths_.end()) best = *it;
   }
   return best;
+}
+
+int32_t ZnodeTree::quota_check(std::string_view path, int64_t bytes_diff, int64_t count_diff) const {
+  std::string_view prefix = quota_prefix_of(path);
+  if (prefix.empty()) return jute::err::kOk;
+  const ZnodeEntry* limit_node = find(limit_path(prefix));
+  if (!limit_node) return jute::err::kOk;
+  auto limits = parse_quota_stats(limit_node->second.data);
+  if (!limits) return jute::err::kOk;
+  const int64_t count_soft = stat_value(*limits, "count"), count_hard = stat_value(*limits, "countHardLimit");
+  const int64_t bytes_soft = stat_value(*limits, "bytes"), bytes_hard = stat_value(*limits, "byteHardLimit");
+  bool check_count = count_diff != 0 && (count_soft > -1 || count_hard > -1);
+  bool check_bytes = bytes_diff != 0 && (bytes_soft > -1 || bytes_hard > -1);
+  if (!check_count && !check_bytes) return jute::err::kOk;
+  const ZnodeEntry* stat_node = find(stat_path(prefix));
+  if (!stat_node) return jute::err::kOk;
+  auto current = parse_quota_stats(stat_node->second.data);
+  if (!current) return jute::err::kOk;
+  // Only hard limits refuse; soft ones are merely logged by ZooKeeper.
+  if (check_count && count_hard > -1 && stat_value(*current, "count") + count_diff > count_hard) {
+    return jute::err::kQuotaExceeded;
+  }
+  if (check_bytes && bytes_hard > -1 && stat_value(*current, "bytes") + bytes_diff > bytes_hard) {
+    return jute::err::kQuotaExceeded;
+  }
+  return jute::err::kOk;
 }
 
 void ZnodeTree::replace_data(ZnodeEntry* e, std::string data) {

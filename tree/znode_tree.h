@@ -38,6 +38,9 @@ class ZnodeTree {
  public:
   struct Options {
     AuthSchemes schemes;  // which ACL schemes exist besides world/auth/digest/ip
+    // zookeeper.enforceQuota: creates and setData beyond a hard quota limit fail with
+    // kQuotaExceeded (checked after the other create checks, and before setData's version check).
+    bool enforce_quota = false;
   };
 
   // A fresh ZooKeeper tree: "/", "/zookeeper", "/zookeeper/quota" ([31 world:anyone], empty data,
@@ -196,6 +199,7 @@ class ZnodeTree {
   std::string_view quota_prefix_of(std::string_view path) const;
   void quota_update_stat(std::string_view prefix, int64_t bytes_diff, int64_t count_diff);
   void quota_recount(std::string_view path);
+  int32_t quota_check(std::string_view path, int64_t bytes_diff, int64_t count_diff) const;
   void replace_data(ZnodeEntry* e, std::string data);
 
   void write_header(jute::Writer& w) const;

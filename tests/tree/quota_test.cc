@@ -134,3 +134,46 @@ TEST(QuotaTest, DeepestQuotaWinsAndMultiCreatesQuota) {
 
 }  // namespace
 }  // namespace zkraft::tree
+
+namespace zkraft::tree {
+namespace {
+
+using namespace testing;  // NOLINT
+namespace err = jute::err;
+
+void set_quota(ZnodeTree& t, int64_t& zxid, const std::string& path, const std::string& limits) {
+  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota" + path), err::kOk);
+  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota" + path + "/zookeeper_limits", limits), err::kOk);
+  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota" + path + "/zookeeper_stats", "count=0,bytes=0"), err::kOk);
+}
+
+TEST(QuotaEnforceTest, HardLimitsRefuseOnlyWhenEnforced) {
+  ZnodeTree::Options enforce;
+  enforce.enforce_quota = true;
+  ZnodeTree strict(enforce);
+  ZnodeTree lax;
+  for (ZnodeTree* t : {&strict, &lax}) {
+    int64_t zxid = 0;
+    ASSERT_EQ(create(*t, ++zxid, "/h", "12"), err::kOk);
+    set_quota(*t, zxid, "/h", "count=-1,bytes=-1=;byteHardLimit=5;countHardLimit=3");
+    ASSERT_EQ(create(*t, ++zxid, "/s"), err::kOk);
+    set_quota(*t, zxid, "/s", "count=1,bytes=1");  // soft limits only
+  }
+  // /h holds 1 node, 2 bytes. Two more nodes fit the count, the third does not.
+  EXPECT_EQ(create(strict, 20, "/h/a"), err::kOk);
+  EXPECT_EQ(create(strict, 21, "/h/b"), err::kOk);
+  EXPECT_EQ(create(strict, 22, "/h/c"), err::kQuotaExceeded);
+  EXPECT_EQ(create(lax, 22, "/h/c"), err::kOk);
+  // Bytes: 2 used, limit 5.
+  jute::Stat s;
+  std::vector<WatchTrigger> out;
+  EXPECT_EQ(strict.set_data(ctx(23), "/h/a", buf("abc"), -1, s, out), err::kOk);
+  EXPECT_EQ(strict.set_data(ctx(24), "/h/a", buf("abcd"), 99, s, out), err::kQuotaExceeded);  // before version
+  EXPECT_EQ(strict.set_data(ctx(25), "/h/a", buf("a"), -1, s, out), err::kOk);  // shrinking is fine
+  // Soft limits never refuse.
+  EXPECT_EQ(create(strict, 26, "/s/a", "lots of data"), err::kOk);
+  EXPECT_EQ(create(strict, 27, "/s/b"), err::kOk);
+}
+
+}  // namespace
+}  // namespace zkraft::tree
