@@ -439,6 +439,11 @@ def run_raw_extended_script(server, T):
     for paths in (["/x/c2", "/x/e1", "/x/same"], ["/x/sw", "/x/absent"], ["/x", "/x/pw"]):
         sw += I(len(paths)) + b"".join(P(p) for p in paths)
     rec("setWatches (data, exist, child)", *call(101, sw, xid=-8))
+    # the Java client sends SetWatches with an ordinary xid; the reply echoes it
+    _, now = call(W.OP_EXISTS, P("/x") + W.boolean(False))
+    sw2 = struct.pack(">q", now[1]) + I(1) + P("/x/c2") + I(0) + I(0)
+    rec("setWatches with a normal xid (Java client style)", *call(101, sw2))
+    rec("set /x/c2 (watch from 2nd setWatches fires)", *call(W.OP_SETDATA, P("/x/c2") + W.buffer(b"w") + I(-1)), stat_of)
     rec("create /x/absent (exist watch fires)", *call(W.OP_CREATE, W.create_body("/x/absent", b"")), path_of)
     # digest auth: -4 reply; a second session sees the node's ACL in its digest form
     rec("auth digest", *call(100, I(0) + P("digest") + W.buffer(b"u:p"), xid=-4))

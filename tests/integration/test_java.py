@@ -52,6 +52,34 @@ class JavaClients(unittest.TestCase):
         self.assertEqual(r.returncode, 0, "%s exited %d" % (cls_name, r.returncode))
         self.assertRegex(out, r"\d+ passed, 0 failed")
 
+    def test_session_and_watches_survive_server_restart(self):
+        # own server: this one gets killed and restarted under the client
+        with harness.Server(name="java-restart") as srv:
+            cp = ":".join([self.classes_dir, COMPILE_CP, RUN_CP_EXTRA])
+            p = subprocess.Popen(["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                                  "-cp", cp, "ReconnectTest", srv.hosts],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            out = []
+            try:
+                for line in p.stdout:
+                    out.append(line)
+                    if line.strip() == "READY":
+                        break
+                self.assertIn("READY\n", out, "".join(out))
+                srv.restart(hard=True)  # SIGKILL, then start on the same dataDir and port
+                p.stdin.write("RESTARTED\n")
+                p.stdin.flush()
+                rest, _ = p.communicate(timeout=120)
+                out.append(rest)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            text = "".join(out)
+            print(text.rstrip())
+            self.assertEqual(p.returncode, 0, text)
+            self.assertRegex(text, r"\d+ passed, 0 failed")
+
     def test_zookeeper_java_client(self):
         self.run_main("ZkClientTest")
 
