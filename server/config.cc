@@ -205,19 +205,26 @@ const PeerConfig* Config::self() const {
 }
 
 bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error) {
-  // zoo.cfg defaults that differ from our YAML defaults: ZooKeeper binds all interfaces.
+  // zoo.cfg defaults that differ from our YAML defaults, as QuorumPeerConfig has them: all
+  // interfaces, and tickTime 3000 (ZooKeeperServer.DEFAULT_TICK_TIME) when the file gives none.
   cfg.client_address = "0.0.0.0";
   cfg.admin_address = "0.0.0.0";
+  cfg.tick_time_ms = 3000;
   std::istringstream in{std::string(text)};
   std::string raw;
   std::map<int64_t, PeerConfig> peers;
   while (std::getline(in, raw)) {
     std::string line = trim(raw);
     if (line.empty() || line[0] == '#' || line[0] == '!') continue;
-    size_t sep = line.find_first_of("=:");
-    if (sep == std::string::npos) return fail(error, "expected key=value, got \"" + line + "\"");
-    std::string key = trim(std::string_view(line).substr(0, sep));
-    std::string value = trim(std::string_view(line).substr(sep + 1));
+    // java.util.Properties: the key ends at the first '=', ':' or whitespace; then whitespace and
+    // at most one '=' or ':' separate it from the value. A bare word is a key with value "".
+    size_t end = line.find_first_of("=: \t\f");
+    if (end == std::string::npos) end = line.size();
+    std::string key = line.substr(0, end);
+    size_t pos = end;
+    while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t' || line[pos] == '\f')) ++pos;
+    if (pos < line.size() && (line[pos] == '=' || line[pos] == ':')) ++pos;
+    std::string value = trim(std::string_view(line).substr(std::min(pos, line.size())));
     bool ok = true;
     if (key == "clientPort") {
       ok = parse_int_into(key, value, 0, kMaxPort, cfg.client_port, error);

@@ -81,8 +81,10 @@ struct Config {
 // Parses our YAML format into cfg (only keys present change cfg). Unknown keys are errors.
 bool parse_yaml_config(std::string_view text, Config& cfg, std::string* error);
 
-// Parses a zoo.cfg into cfg. Sets zoo.cfg defaults first where they differ from ours
-// (client_address "0.0.0.0", admin_address "0.0.0.0"). Unknown keys are ignored (debug log).
+// Parses a zoo.cfg (java.util.Properties syntax: key=value, key: value or key value; # and !
+// comments) into cfg. Sets ZooKeeper's own defaults first where they differ from ours
+// (client_address and admin_address "0.0.0.0", tick_time_ms 3000). Unknown keys are ignored
+// with a debug log, as ZooKeeper turns them into system properties.
 bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error);
 
 // Reads `path` and parses it as YAML if it ends in .yaml/.yml, as zoo.cfg if it ends in .cfg or

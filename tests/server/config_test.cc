@@ -132,12 +132,26 @@ some.unknown.key=whatever
   EXPECT_TRUE(c.servers.empty());
 }
 
-TEST(ZooCfg, WithoutClientPortAddressListensOnAllInterfaces) {
+TEST(ZooCfg, ZooKeeperDefaultsWhenKeysAreAbsent) {
   Config c;
   std::string err;
   ASSERT_TRUE(parse_zoo_cfg("clientPort=2181\ndataDir=/d\n", c, &err)) << err;
-  EXPECT_EQ(c.client_address, "0.0.0.0");
+  EXPECT_EQ(c.client_address, "0.0.0.0");  // all interfaces
   EXPECT_EQ(c.admin_address, "0.0.0.0");
+  EXPECT_EQ(c.tick_time_ms, 3000);         // ZooKeeperServer.DEFAULT_TICK_TIME
+  EXPECT_EQ(c.min_session_timeout(), 6000);
+  EXPECT_EQ(c.max_session_timeout(), 60000);
+}
+
+TEST(ZooCfg, PropertiesSeparators) {
+  Config c;
+  std::string err;
+  ASSERT_TRUE(parse_zoo_cfg("tickTime 1500\nclientPort: 2000\n  dataDir   =  /x y  \nbareword\n",
+                            c, &err))
+      << err;
+  EXPECT_EQ(c.tick_time_ms, 1500);
+  EXPECT_EQ(c.client_port, 2000);
+  EXPECT_EQ(c.data_dir, "/x y");
 }
 
 TEST(ZooCfg, BadNumberNamesTheKey) {
@@ -153,8 +167,8 @@ TEST(ZooCfg, BadNumberNamesTheKey) {
   EXPECT_EQ(err, "config error: tickTime: 0 is out of range [1, 2147483647]");
   EXPECT_FALSE(parse_zoo_cfg("forceSync=maybe\n", c, &err));
   EXPECT_EQ(err, "config error: forceSync: not a boolean (true/false/yes/no) \"maybe\"");
-  EXPECT_FALSE(parse_zoo_cfg("justtext\n", c, &err));
-  EXPECT_EQ(err, "config error: expected key=value, got \"justtext\"");
+  EXPECT_FALSE(parse_zoo_cfg("clientPort\n", c, &err));  // a bare key has the value ""
+  EXPECT_EQ(err, "config error: clientPort: not a non-negative integer \"\"");
   EXPECT_FALSE(parse_zoo_cfg("minSessionTimeout=10s\n", c, &err));
   EXPECT_EQ(err, "config error: minSessionTimeout: not an integer \"10s\"");
 }
