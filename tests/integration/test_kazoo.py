@@ -384,6 +384,77 @@ class KazooSuite(unittest.TestCase):
             t.join(timeout=WAIT)
         self.assertEqual(state["max_active"], 1)
 
+    def test_counter_and_semaphore_recipes(self):
+        # Counter: compare-and-set on the node version; concurrent increments must not be lost
+        path = self.root + "/counter"
+        errors = []
+
+        def bump(c):
+            try:
+                counter = c.Counter(path)
+                for _ in range(10):
+                    counter += 1
+            except Exception as e:
+                errors.append(repr(e))
+
+        clients = [self.client() for _ in range(4)]
+        threads = [threading.Thread(target=bump, args=(c,)) for c in clients]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        self.assertEqual(errors, [])
+        self.assertEqual(self.zk.Counter(path).value, 40)
+        # Semaphore with 2 leases shared by 4 clients: never more than 2 holders
+        state = {"in": 0, "max": 0}
+        mu = threading.Lock()
+
+        def hold(c):
+            try:
+                sem = c.Semaphore(self.root + "/sem", max_leases=2)
+                for _ in range(3):
+                    with sem:
+                        with mu:
+                            state["in"] += 1
+                            state["max"] = max(state["max"], state["in"])
+                        time.sleep(0.01)
+                        with mu:
+                            state["in"] -= 1
+            except Exception as e:
+                errors.append(repr(e))
+
+        threads = [threading.Thread(target=hold, args=(c,)) for c in clients]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        self.assertEqual(errors, [])
+        self.assertLessEqual(state["max"], 2)
+        self.assertGreaterEqual(state["max"], 1)
+
+    def test_tree_cache(self):
+        from kazoo.recipe.cache import TreeCache, TreeEvent
+        base = self.zk.create(self.root + "/tc", b"r")
+        seen = queue.Queue()
+        cache = TreeCache(self.zk, base)
+        cache.listen(lambda ev: seen.put((ev.event_type, ev.event_data.path if ev.event_data else None)))
+        cache.start()
+        try:
+            deadline = time.monotonic() + WAIT
+            while True:
+                ev = seen.get(timeout=max(0.1, deadline - time.monotonic()))
+                if ev[0] == TreeEvent.INITIALIZED:
+                    break
+            self.zk.create(base + "/a", b"1")
+            self.assertEqual(seen.get(timeout=WAIT), (TreeEvent.NODE_ADDED, base + "/a"))
+            self.zk.set(base + "/a", b"2")
+            self.assertEqual(seen.get(timeout=WAIT), (TreeEvent.NODE_UPDATED, base + "/a"))
+            self.zk.delete(base + "/a")
+            self.assertEqual(seen.get(timeout=WAIT), (TreeEvent.NODE_REMOVED, base + "/a"))
+            self.assertEqual(cache.get_data(base).data, b"r")
+        finally:
+            cache.close()
+
     # -- session resume ---------------------------------------------------------------------------
 
     def test_resume_session_with_id_and_password(self):

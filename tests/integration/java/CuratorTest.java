@@ -1,12 +1,16 @@
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -14,7 +18,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 /**
  * Curator 5.4 recipes against one server: InterProcessMutex shared by 3 clients (mutual exclusion
  * checked with an in-process holder count and an unguarded read-modify-write znode counter),
- * LeaderLatch with 3 participants (exactly one leader; when it closes another takes over).
+ * LeaderLatch with 3 participants (exactly one leader; when it closes another takes over),
+ * CuratorCache (a persistent recursive watch, addWatch) seeing creates, changes and deletes.
  * Usage: java CuratorTest host:port. Exits 0 only if every check passed.
  */
 public final class CuratorTest {
@@ -49,6 +54,7 @@ public final class CuratorTest {
         try {
             mutex(hosts);
             leaderLatch(hosts);
+            cache(hosts);
         } catch (Throwable t) {
             t.printStackTrace(System.out);
             failures.add("exception: " + t);
@@ -161,6 +167,44 @@ public final class CuratorTest {
                 // its client may be closed already
             }
             cs.get(i).close();
+        }
+    }
+
+    static void cache(String hosts) throws Exception {
+        final String root = "/curator/cache";
+        CuratorFramework c = client(hosts);
+        CuratorFramework writer = client(hosts);
+        try {
+            writer.create().creatingParentsIfNeeded().forPath(root + "/pre", "p".getBytes(StandardCharsets.UTF_8));
+            BlockingQueue<String> events = new LinkedBlockingQueue<>();
+            CountDownLatch initialized = new CountDownLatch(1);
+            CuratorCache cache = CuratorCache.build(c, root);
+            cache.listenable().addListener(CuratorCacheListener.builder()
+                .forCreates(n -> events.add("create " + n.getPath() + " " + new String(n.getData(), StandardCharsets.UTF_8)))
+                .forChanges((o, n) -> events.add("change " + n.getPath() + " " + new String(n.getData(), StandardCharsets.UTF_8)))
+                .forDeletes(o -> events.add("delete " + o.getPath()))
+                .forInitialized(initialized::countDown)
+                .build());
+            cache.start();
+            check(initialized.await(20, TimeUnit.SECONDS), "cache initialized");
+            List<String> initial = new ArrayList<>();
+            events.drainTo(initial);
+            check(initial.contains("create " + root + "/pre p"), "initial snapshot has /pre: " + initial);
+            writer.create().forPath(root + "/a", "1".getBytes(StandardCharsets.UTF_8));
+            writer.create().forPath(root + "/a/deep", "2".getBytes(StandardCharsets.UTF_8));
+            writer.setData().forPath(root + "/a", "3".getBytes(StandardCharsets.UTF_8));
+            writer.delete().forPath(root + "/a/deep");
+            String[] want = {"create " + root + "/a 1", "create " + root + "/a/deep 2",
+                             "change " + root + "/a 3", "delete " + root + "/a/deep"};
+            for (String w : want) {
+                String got = events.poll(15, TimeUnit.SECONDS);
+                check(w.equals(got), "cache event: want <" + w + "> got <" + got + ">");
+            }
+            check(cache.get(root + "/a").isPresent() && !cache.get(root + "/a/deep").isPresent(), "cache content");
+            cache.close();
+        } finally {
+            writer.close();
+            c.close();
         }
     }
 
