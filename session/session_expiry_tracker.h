@@ -6,6 +6,7 @@
 // Invariants: every tracked id is in exactly one bucket; a bucket's key is a multiple of tick_ms
 // and strictly greater than the time of the touch that put the id there. Time is always passed in
 // (milliseconds on any monotonic clock the caller chooses); nothing here reads a clock.
+// Not thread-safe: one owner (the thread that runs the leader's ticks) calls everything.
 
 #include <cstdint>
 #include <map>

@@ -11,8 +11,8 @@ namespace zkraft::session {
 int64_t initial_session_id(int64_t server_id, int64_t now_ms);
 
 // Hands out session ids: the first is initial_session_id(server_id, now_ms), then +1 each.
-// A plain value (copyable, serialisable) so a replicated state machine can own one and every
-// replica assigns the same ids when it applies the same entries.
+// A plain value (copyable; peek() and reset() let its owner persist it) so a replicated state
+// machine can own one and every replica assigns the same ids when it applies the same entries.
 class SessionIdGenerator {
  public:
   SessionIdGenerator() = default;

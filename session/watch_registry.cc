@@ -23,15 +23,16 @@ bool parent_of(std::string_view path, std::string_view& parent) {
 
 bool WatchRegistry::add_modes(std::string_view path, WatcherId watcher, uint8_t bits) {
   auto& paths = by_watcher_[watcher];
-  std::string key(path);
-  if (paths.count(key) == 0) {
+  if (paths.find(path) == paths.end()) {
     if (max_paths_ != 0 && paths.size() >= max_paths_) {
       if (paths.empty()) by_watcher_.erase(watcher);
       return false;
     }
-    paths.insert(key);
+    paths.emplace(path);
   }
-  uint8_t& m = by_path_[std::move(key)][watcher];
+  auto p = by_path_.find(path);
+  if (p == by_path_.end()) p = by_path_.emplace(std::string(path), PathMap::mapped_type{}).first;
+  uint8_t& m = p->second[watcher];
   if ((bits & kDataRecursive) && !(m & kDataRecursive)) ++recursive_count_;
   m |= bits;
   return true;
@@ -54,7 +55,7 @@ bool WatchRegistry::add_persistent_watch(std::string_view path, WatcherId watche
   return add_modes(path, watcher, bits);
 }
 
-uint8_t WatchRegistry::clear_modes(const std::string& path, WatcherId watcher, uint8_t bits) {
+uint8_t WatchRegistry::clear_modes(std::string_view path, WatcherId watcher, uint8_t bits) {
   auto p = by_path_.find(path);
   if (p == by_path_.end()) return 0;
   auto w = p->second.find(watcher);
@@ -67,7 +68,7 @@ uint8_t WatchRegistry::clear_modes(const std::string& path, WatcherId watcher, u
     if (p->second.empty()) by_path_.erase(p);
     auto bw = by_watcher_.find(watcher);
     if (bw != by_watcher_.end()) {
-      bw->second.erase(path);
+      if (auto it = bw->second.find(path); it != bw->second.end()) bw->second.erase(it);
       if (bw->second.empty()) by_watcher_.erase(bw);
     }
   }
@@ -109,7 +110,7 @@ void WatchRegistry::trigger(const WatchTrigger& trigger, std::vector<Delivery>& 
     std::string_view cur = path;
     std::string_view parent;
     while (parent_of(cur, parent)) {
-      if (auto p = by_path_.find(std::string(parent)); p != by_path_.end()) {
+      if (auto p = by_path_.find(parent); p != by_path_.end()) {
         for (const auto& [watcher, modes] : p->second) {
           if (modes & kDataRecursive) notified.push_back(watcher);
         }
@@ -132,7 +133,7 @@ int32_t WatchRegistry::remove(std::string_view path, int32_t watcher_type, Watch
     case WatcherType::kPersistentRecursive: bits = kDataRecursive; break;
     default: return kBadArguments;
   }
-  uint8_t before = clear_modes(std::string(path), watcher, bits);
+  uint8_t before = clear_modes(path, watcher, bits);
   return (before & bits) ? kOk : kNoWatcher;
 }
 
@@ -167,7 +168,7 @@ void WatchRegistry::remove_watcher(WatcherId watcher) {
 }
 
 uint8_t WatchRegistry::modes(std::string_view path, WatcherId watcher) const {
-  auto p = by_path_.find(std::string(path));
+  auto p = by_path_.find(path);
   if (p == by_path_.end()) return 0;
   auto w = p->second.find(watcher);
   return w == p->second.end() ? 0 : w->second;

@@ -21,6 +21,7 @@
 // Not thread-safe: owned by the thread that applies committed entries and registers read watches.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -113,12 +114,21 @@ class WatchRegistry {
 
   bool add_modes(std::string_view path, WatcherId watcher, uint8_t bits);
   // Clears `bits` of (path, watcher); returns the bits that were set before.
-  uint8_t clear_modes(const std::string& path, WatcherId watcher, uint8_t bits);
+  uint8_t clear_modes(std::string_view path, WatcherId watcher, uint8_t bits);
+
+  // Lets lookups by string_view avoid building a std::string (heterogeneous lookup).
+  struct PathHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using PathMap = std::unordered_map<std::string, std::unordered_map<WatcherId, uint8_t>, PathHash,
+                                     std::equal_to<>>;
+  using PathSet = std::unordered_set<std::string, PathHash, std::equal_to<>>;
 
   size_t max_paths_;
   size_t recursive_count_ = 0;  // pairs with kDataRecursive: skip the ancestor walk when 0
-  std::unordered_map<std::string, std::unordered_map<WatcherId, uint8_t>> by_path_;
-  std::unordered_map<WatcherId, std::unordered_set<std::string>> by_watcher_;
+  PathMap by_path_;
+  std::unordered_map<WatcherId, PathSet> by_watcher_;
 };
 
 }  // namespace zkraft::session

@@ -128,3 +128,41 @@ TEST(SessionTable, RejectsMalformedRecords) {
 
 }  // namespace
 }  // namespace zkraft::session
+
+namespace zkraft::session {
+namespace {
+
+// Deterministic garbage (and corrupted snapshots) must be rejected or accepted without crashing,
+// and a rejected load must leave the table as it was.
+TEST(SessionTable, RandomInputNeverCrashes) {
+  SessionTable good;
+  for (int64_t id = 1; id <= 5; ++id) good.add(id * 1000, 4000, make_password(id, 7));
+  jute::Writer w;
+  good.serialize(w);
+  const std::string base = w.bytes();
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  auto next = [&x]() {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  for (int round = 0; round < 2000; ++round) {
+    std::string bytes = base;
+    const int flips = 1 + static_cast<int>(next() % 4);
+    for (int i = 0; i < flips; ++i) bytes[next() % bytes.size()] = static_cast<char>(next());
+    if (round % 3 == 0) bytes.resize(next() % (bytes.size() + 1));
+    SessionTable t;
+    t.add(1, 1, SessionPassword{});
+    const SessionTable before = t;
+    jute::Reader r(bytes);
+    if (!t.deserialize(r)) {
+      EXPECT_EQ(t, before);
+    } else {
+      for (const auto& [id, info] : t.sessions()) EXPECT_GT(info.timeout_ms, 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace zkraft::session
