@@ -116,6 +116,29 @@ class ZkCli(unittest.TestCase):
         self.assertEqual(later.get("numChildren"), "0", text)
         self.assertGreater(int(later["pZxid"], 16), int(st["pZxid"], 16))
 
+    def test_acl_sync_recursive_commands(self):
+        script = "\n".join([
+            "create /tree a",
+            "create /tree/b",
+            "create /tree/b/c",
+            "getAcl /tree",
+            "setAcl /tree world:anyone:cdrwa",
+            "sync /tree",
+            "ls -R /tree",
+            "deleteall /tree",
+            "ls /",
+            "quit",
+        ]) + "\n"
+        rc, lines, raw = self.cli(stdin=script)
+        expected_in_order = ["Created /tree", "Created /tree/b", "Created /tree/b/c", "'world,'anyone", ": cdrwa",
+                             "Sync is OK", "/tree", "/tree/b", "/tree/b/c", "[zookeeper]"]
+        pos = 0
+        for want in expected_in_order:
+            try:
+                pos = lines.index(want, pos) + 1
+            except ValueError:
+                self.fail("expected line %r (after line %d) not found in zkCli output:\n%s" % (want, pos, raw))
+
     def test_one_shot_commands_and_exit_status(self):
         rc, lines, raw = self.cli("create", "/oneshot", "v1")
         self.assertEqual(rc, 0, raw)
