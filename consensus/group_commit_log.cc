@@ -35,11 +35,12 @@ void GroupCommitLog::stop() {
   stopped_ = true;
 }
 
-void GroupCommitLog::submit(std::vector<Entry> entries, std::optional<HardState> hs, Callback on_durable) {
+void GroupCommitLog::submit(std::vector<Entry> entries, std::optional<HardState> hs, Callback on_durable,
+                            bool need_sync) {
   {
     std::lock_guard lock(mu_);
     if (!stopping_) {
-      queue_.push_back(Item{std::move(entries), hs, std::move(on_durable), nullptr});
+      queue_.push_back(Item{std::move(entries), hs, std::move(on_durable), nullptr, need_sync});
       if (started_) cv_.notify_one();
       return;
     }
@@ -88,8 +89,10 @@ void GroupCommitLog::commit_group(std::vector<Item>& group) {
   Index last = storage_->last_index();
   const Index floor = storage_->first_index();  // entries below are covered by a snapshot
   uint64_t bytes = 0;
+  bool need_sync = false;
   for (size_t g = 0; g < group.size(); ++g) {
     Item& item = group[g];
+    need_sync = need_sync || item.need_sync;
     std::vector<Entry>& es = item.entries;
     bool ok = true;
     for (size_t i = 1; i < es.size() && ok; ++i) ok = es[i].index == es[0].index + i;
@@ -122,11 +125,12 @@ void GroupCommitLog::commit_group(std::vector<Item>& group) {
   Status st = Status::ok();
   if (!merged.empty() || hs) {
     auto t0 = std::chrono::steady_clock::now();
-    st = storage_->append(merged, hs ? &*hs : nullptr, options_.sync);
+    const bool sync = options_.sync && need_sync;
+    st = storage_->append(merged, hs ? &*hs : nullptr, sync);
     auto micros = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
     groups_.fetch_add(1, std::memory_order_relaxed);
-    if (options_.sync) {
+    if (sync) {
       fsyncs_.fetch_add(1, std::memory_order_relaxed);
       fsync_total_.fetch_add(micros, std::memory_order_relaxed);
       fsync_last_.store(micros, std::memory_order_relaxed);

@@ -45,8 +45,8 @@ struct GroupCommitOptions {
 // Monotonic counters, readable from any thread (metrics: zk_fsynctime etc.).
 struct GroupCommitStats {
   uint64_t submissions = 0;    // submit() calls completed
-  uint64_t groups = 0;         // write batches issued (== fsyncs when options.sync)
-  uint64_t fsyncs = 0;         // synced writes
+  uint64_t groups = 0;         // write batches issued
+  uint64_t fsyncs = 0;         // synced writes (groups that needed a sync, when options.sync)
   uint64_t entries = 0;        // entries written
   uint64_t bytes = 0;          // entry data bytes written
   uint64_t fsync_micros_total = 0;
@@ -72,7 +72,12 @@ class GroupCommitLog {
 
   // Queues entries (contiguous; may start at or below the last queued index to replace a suffix)
   // and an optional hard state. on_durable(ok) runs once they are on disk.
-  void submit(std::vector<Entry> entries, std::optional<HardState> hs, Callback on_durable);
+  // need_sync=false marks a write that may skip the fsync (e.g. a hard state whose only change is
+  // the commit index, which Raft can recover: etcd's MustSync rule). Such a submission's callback
+  // means "written" (survives a process crash, not a power loss) unless it shares a group with a
+  // submission that needs the sync; a group is fsynced if any member needs it.
+  void submit(std::vector<Entry> entries, std::optional<HardState> hs, Callback on_durable,
+              bool need_sync = true);
 
   // Runs task(storage) on the storage thread after everything submitted before it is durable.
   void run(std::function<void(LogStorage&)> task);
@@ -88,6 +93,7 @@ class GroupCommitLog {
     std::optional<HardState> hs;
     Callback on_durable;
     std::function<void(LogStorage&)> task;  // set for run() items
+    bool need_sync = true;
   };
 
   void loop();

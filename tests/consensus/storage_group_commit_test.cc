@@ -131,6 +131,26 @@ TEST(GroupCommit, TasksSeeEverythingSubmittedBeforeThem) {
   EXPECT_EQ(log.storage().last_index(), 30u);
 }
 
+TEST(GroupCommit, GroupSyncsOnlyWhenAMemberNeedsIt) {
+  TempDir tmp;
+  {
+    GroupCommitLog log(open_ok(tmp.path()));
+    log.submit({}, HardState{1, 0, 0}, nullptr, /*need_sync=*/false);
+    log.start();
+    log.stop();
+    EXPECT_EQ(log.stats().groups, 1u);
+    EXPECT_EQ(log.stats().fsyncs, 0u);
+    EXPECT_EQ(log.storage().hard_state(), (HardState{1, 0, 0}));
+  }
+  GroupCommitLog log(open_ok(tmp.path()));
+  log.submit({}, HardState{1, 0, 0}, nullptr, /*need_sync=*/false);
+  log.submit(make_entries(1, 2, 1), std::nullopt, nullptr, /*need_sync=*/true);
+  log.start();
+  log.stop();
+  EXPECT_EQ(log.stats().groups, 1u);
+  EXPECT_EQ(log.stats().fsyncs, 1u);
+}
+
 TEST(GroupCommit, SubmitAfterStopFailsImmediately) {
   TempDir tmp;
   GroupCommitLog log(open_ok(tmp.path()));

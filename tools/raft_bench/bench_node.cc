@@ -53,6 +53,7 @@ bool BenchNode::open(std::string* error) {
   rc.id = cfg_.id;
   rc.initial_membership.voters = cfg_.voters;
   rc.election_ticks = cfg_.election_ticks;
+  persisted_hs_ = rec.hard_state;
   core_ = std::make_unique<RaftCore>(rc, std::move(rec), [this] { return rng_(); });
 
   GroupCommitOptions go;
@@ -139,6 +140,12 @@ void BenchNode::pump() {
     finish_ready(rd);
     return;
   }
+  // etcd's MustSync rule: new entries, or a changed term or vote, must be fsynced before the
+  // messages that depend on them; a hard state that only moved its commit index need not be.
+  const bool need_sync = !rd->entries.empty() ||
+                         (rd->hard_state && (rd->hard_state->term != persisted_hs_.term ||
+                                             rd->hard_state->vote != persisted_hs_.vote));
+  if (rd->hard_state) persisted_hs_ = *rd->hard_state;
   log_->submit(rd->entries, rd->hard_state, [this, rd](Status s) {
     // Runs on the storage thread: hop back to the core's thread.
     asio::post(io_, [this, rd, s] {
@@ -148,7 +155,7 @@ void BenchNode::pump() {
       }
       finish_ready(rd);
     });
-  });
+  }, need_sync);
 }
 
 void BenchNode::finish_ready(const std::shared_ptr<Ready>& rd) {

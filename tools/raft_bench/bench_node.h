@@ -72,6 +72,7 @@ class BenchNode {
   boost::asio::steady_timer ticker_;
   std::mt19937_64 rng_;
   bool ready_in_flight_ = false;
+  consensus::HardState persisted_hs_;  // last hard state handed to storage
   bool stopped_ = false;
 
   // Load (leader only).
