@@ -67,7 +67,7 @@ void Connection::parse_input() {
   size_t pos = 0;
   while (!closed_ && !close_after_flush_ && inbuf_.size() - pos >= 4) {
     if (first_packet_) {
-      std::string_view word(inbuf_.data() + pos, 4);
+      std::string word(inbuf_.data() + pos, 4);
       if (jute::is_four_letter_word(word)) {
         first_packet_ = false;
         inbuf_.clear();

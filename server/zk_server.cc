@@ -11,6 +11,7 @@
 #include "jute/reply.h"
 #include "jute/responses.h"
 #include "server/digest_auth.h"
+#include "server/four_letter_words.h"
 #include "session/session_password.h"
 #include "session/session_timeout.h"
 
@@ -185,8 +186,8 @@ void ZkServer::on_closed(const std::shared_ptr<Connection>& conn) {
 void ZkServer::on_four_letter_word(const std::shared_ptr<Connection>& conn, std::string_view cmd) {
   std::string word(cmd);
   std::string answer;
-  if (!config_.four_letter_word_allowed(word)) {
-    answer = word + " is not executed because it is not in the whitelist.\n";
+  if (!is_whitelisted(word, config_)) {
+    answer = not_whitelisted_text(word);
   } else {
     answer = render_status(word);
   }
@@ -750,6 +751,92 @@ void ZkServer::tick() {
   });
 }
 
-std::string ZkServer::render_status(std::string_view cmd) { return "TODO\n"; }
+ServerStatus ZkServer::status() const {
+  ServerStatus st;
+  st.version = full_version();
+  st.mode = "standalone";
+  st.min_latency_ms = stats_.latency.min();
+  st.avg_latency_ms = stats_.latency.avg();
+  st.max_latency_ms = stats_.latency.max_ms;
+  st.packets_received = static_cast<int64_t>(stats_.packets_received);
+  st.packets_sent = static_cast<int64_t>(stats_.packets_sent);
+  st.num_alive_connections = static_cast<int64_t>(clients_.size());
+  st.outstanding_requests = static_cast<int64_t>(outstanding_);
+  st.last_zxid = sm_.last_zxid();
+  st.node_count = static_cast<int64_t>(sm_.tree().node_count());
+  for (const auto& [id, c] : clients_) {
+    ConnectionStatus cs;
+    cs.remote = "/" + c.conn->remote_address() + ":" + std::to_string(c.conn->remote_port());
+    cs.queued = static_cast<int64_t>(c.queue.size());
+    cs.received = static_cast<int64_t>(c.conn->packets_received());
+    cs.sent = static_cast<int64_t>(c.conn->packets_sent());
+    cs.session_id = c.session_id;
+    if (c.session_id != 0) {
+      cs.last_op = c.stats.last_op == -99 ? "NA" : jute::op_lop_name(c.stats.last_op);
+      if (c.stats.last_op == op::kCreateSession) cs.last_op = "SESS";
+      cs.established_ms = c.stats.established_ms;
+      cs.timeout_ms = c.timeout_ms;
+      cs.last_cxid = c.stats.last_cxid;
+      cs.last_zxid = c.stats.last_zxid;
+      cs.last_response_ms = c.stats.last_response_ms;
+      cs.last_latency_ms = c.stats.latency.last_ms;
+      cs.min_latency_ms = c.stats.latency.min();
+      cs.avg_latency_ms = static_cast<int64_t>(c.stats.latency.avg());
+      cs.max_latency_ms = c.stats.latency.max_ms;
+    }
+    st.connections.push_back(std::move(cs));
+  }
+  auto summary = watches_.summary();
+  st.watch_connections = static_cast<int64_t>(summary.connections);
+  st.watch_paths = static_cast<int64_t>(summary.paths);
+  st.watch_total = static_cast<int64_t>(summary.total);
+  st.watch_count = static_cast<int64_t>(watches_.watch_count());
+  auto session_of = [this](uint64_t conn_id) -> int64_t {
+    auto it = clients_.find(conn_id);
+    return it == clients_.end() ? 0 : it->second.session_id;
+  };
+  for (auto& [watcher, paths] : watches_.dump_by_watcher()) {
+    st.watches_by_session.emplace_back(session_of(watcher), std::move(paths));
+  }
+  for (auto& [path, watchers] : watches_.dump_by_path()) {
+    std::vector<int64_t> ids;
+    for (auto w : watchers) ids.push_back(session_of(w));
+    st.watches_by_path.emplace_back(std::move(path), std::move(ids));
+  }
+  st.ephemerals_count = static_cast<int64_t>(sm_.tree().ephemeral_count());
+  st.approximate_data_size = sm_.tree().approximate_data_size();
+  for (int64_t id : sm_.sessions().ids()) {
+    auto eph = sm_.tree().ephemerals_of(id, "/");
+    if (!eph.empty()) st.ephemerals_by_session.emplace_back(id, std::move(eph));
+  }
+  st.global_sessions = static_cast<int64_t>(sm_.sessions().size());
+  st.tracked_sessions = static_cast<int64_t>(expiry_.size());
+  for (const auto& b : expiry_.buckets()) {
+    st.session_buckets.push_back(SessionExpiryBucket{b.deadline_ms, b.ids});
+  }
+  st.uptime_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - started_)
+                     .count();
+  auto [open_fds, max_fds] = file_descriptor_counts();
+  st.open_file_descriptor_count = open_fds;
+  st.max_file_descriptor_count = max_fds;
+  st.auth_failed_count = static_cast<int64_t>(stats_.auth_failed);
+  st.extra_metrics.emplace_back("zk_fsync_count", std::to_string(log_->fsync_count()));
+  st.environment = current_environment();
+  return st;
+}
+
+std::string ZkServer::render_status(std::string_view cmd) {
+  if (cmd == "crst") {
+    for (auto& [id, c] : clients_) {
+      c.stats.latency.reset();
+      c.conn->reset_counters();
+    }
+  } else if (cmd == "srst") {
+    stats_.latency.reset();
+    stats_.packets_received = stats_.packets_sent = 0;
+  }
+  return render_four_letter_word(cmd, status(), config_);
+}
 
 }  // namespace zkraft::server

@@ -22,6 +22,7 @@
 #include "server/connection.h"
 #include "server/replicated_log.h"
 #include "server/server_stats.h"
+#include "server/server_status.h"
 #include "server/zk_state_machine.h"
 #include "session/session_expiry_tracker.h"
 #include "session/session_id.h"
@@ -84,6 +85,7 @@ class ZkServer : public FrameSink {
   void tick();
   void update_flow_control(Client& c);
   std::string render_status(std::string_view cmd);
+  ServerStatus status() const;
   int64_t now_ms() const;
   std::string connect_response(const Client& c, int32_t timeout, int64_t session_id,
                                const std::string& password) const;
