@@ -1,0 +1,202 @@
+#pragma once
+// RaftNode: one server's complete Raft participant — a RaftCore driven on ONE io_context thread,
+// its log in LevelDB behind a GroupCommitLog (group commit, fsync on the storage thread), and its
+// messages over a PeerTransport. The application (the ZooKeeper server) plugs in through
+// RaftApplication and sees committed entries, snapshots, leader changes and read points.
+//
+// Threads: every public method must be called on the io thread (the thread running the
+// io_context), and every RaftApplication callback runs on it, so the application needs no locks.
+// The io_context must be run by exactly one thread. Storage completions arrive on the storage
+// thread and are posted back to the io_context. Destroy the node on the io thread, or after the
+// io_context stopped running.
+//
+// Ready processing (consensus/ready.h): one Ready at a time. messages_now go out at once; the
+// writes go to the GroupCommitLog; when the Ready must be synced its messages_after_persist,
+// snapshot restore, committed entries and read states wait for the write's completion (never an
+// acknowledgement before the fsync when options.fsync). A Ready whose only write is a moved
+// commit index is written without fsync and finished at once (etcd's MustSync rule). While one
+// Ready waits for the disk, new proposals and messages accumulate in the core and become the next
+// Ready: with GroupCommitLog this gives group commit at both levels.
+//
+// Snapshots: after options.snapshot_every entries were applied since the last snapshot, the node
+// asks app.take_snapshot() (state as of applied_index()), hands it to the core (which sends it to
+// followers behind the compaction point), stores it durably and compacts the log, keeping
+// options.keep_tail entries behind the snapshot for slow followers.
+//
+// Restart: open() loads the stored snapshot (app.restore_snapshot) and the log after it; start()
+// lets the core re-emit committed entries from snapshot.index+1 on, which reach app.apply again.
+// So the application's state is rebuilt from snapshot + log; it needs no durable state of its own.
+//
+// Transport multiplexing: every payload on the PeerTransport starts with a one-byte tag: Raft
+// message or application message (send_app_message).
+//
+// Fatal errors: a failed LevelDB write/fsync after start is not survivable (the node may have
+// promised durability it does not have): the node stops and calls app.on_fatal_error().
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "consensus/conf_change.h"
+#include "consensus/group_commit_log.h"
+#include "consensus/peer_transport.h"
+#include "consensus/raft_core.h"
+#include "consensus/raft_status.h"
+#include "consensus/types.h"
+
+namespace zkraft::consensus {
+
+struct PeerAddress {
+  std::string host;
+  uint16_t port = 0;
+};
+
+struct RaftNodeOptions {
+  NodeId id = 0;
+  std::string dir;  // LevelDB directory (created if missing)
+  // The cluster's bootstrap membership. It is recorded in `dir` on first start and the recorded
+  // one is used on every later start (so changing the config later cannot change history). A
+  // server joining an existing cluster later must pass the SAME bootstrap membership as the
+  // original servers (the log's membership changes are applied on top of it); it does not
+  // campaign until the log makes it a voter.
+  Membership initial_membership;
+  std::map<NodeId, PeerAddress> peers;  // every other server (voters and learners); self ignored
+  std::string listen_host = "127.0.0.1";
+  uint16_t listen_port = 0;  // peer port (0 = ephemeral, see peer_port())
+  int tick_ms = 50;
+  int election_ticks = 20;  // election timeout drawn from [election_ticks, 2*election_ticks) ticks
+  int heartbeat_ticks = 2;
+  bool fsync = true;              // false only for benchmarks/tests (like ZooKeeper's forceSync=no)
+  uint64_t snapshot_every = 100000;  // take a snapshot after this many applied entries
+  uint64_t keep_tail = 5000;         // entries kept behind a snapshot for slow followers
+  std::string cluster_name;          // peers with a different non-empty name are refused
+  uint32_t max_message_bytes = 64u << 20;  // largest transport payload
+};
+
+// What the application supplies. Every call runs on the io thread, in log order where it says so.
+class RaftApplication {
+ public:
+  virtual ~RaftApplication() = default;
+  // Committed kNormal entries, in index order, each exactly once per process lifetime (after a
+  // restart from the entry after the snapshot on). Empty data is the leader's no-op: still
+  // called, so the application can advance its zxid.
+  virtual void apply(const Entry& e) = 0;
+  // The application's state as of the last entry applied (applied_index()).
+  virtual std::string take_snapshot() = 0;
+  // Replace the whole state with a snapshot (at open(), or when the leader sends one). Entries
+  // after meta.index follow through apply().
+  virtual void restore_snapshot(const SnapshotMeta& meta, std::string_view data) = 0;
+  // Membership as of the last applied entry: after a committed conf change was applied, and
+  // after a snapshot was restored.
+  virtual void on_membership(const Membership& m) { (void)m; }
+  // Leader or term changed (leader 0: none known right now, e.g. during an election).
+  // self_is_leader: this node now leads; it can propose (its no-op is applied first).
+  virtual void on_leader_change(NodeId leader, Term term, bool self_is_leader) {
+    (void)leader, (void)term, (void)self_is_leader;
+  }
+  // The answer to read_index(context): reads may be served once applied_index() >= index.
+  // A request that got lost (leader change, dropped message) never answers: time out and retry.
+  virtual void on_read_state(uint64_t context, Index index) { (void)context, (void)index; }
+  // A payload another server sent with send_app_message (from == self for a message to self).
+  virtual void on_app_message(NodeId from, std::string payload) { (void)from, (void)payload; }
+  // Storage failed after start; the node has stopped. Default: log and std::abort() (as
+  // ZooKeeper and etcd do on a failed fsync).
+  virtual void on_fatal_error(const std::string& what);
+};
+
+class RaftNode {
+ public:
+  RaftNode(boost::asio::io_context& io, RaftNodeOptions options, RaftApplication& app);
+  ~RaftNode();
+  RaftNode(const RaftNode&) = delete;
+  RaftNode& operator=(const RaftNode&) = delete;
+
+  // Opens storage (recovers snapshot + log; a stored snapshot is handed to
+  // app.restore_snapshot here) and binds the peer listener. False + *error on failure.
+  bool open(std::string* error);
+  uint16_t peer_port() const;
+  // Connects to the peers and starts ticking. Committed entries after the snapshot are
+  // re-applied through app.apply as the core re-emits them.
+  void start();
+  // Stops ticking, closes the transport, finishes queued storage writes. Idempotent; the node
+  // cannot be started again (make a new one on the same dir).
+  void stop();
+
+  // Appends `data` if this node leads (kNotLeader with a leader hint otherwise). The entry
+  // reaches app.apply once committed; it may still be lost if leadership changes first (the
+  // application learns it when a different entry is applied at result.index).
+  ProposeResult propose(std::string data);
+  // Asks for a linearizable read point; the answer comes through app.on_read_state.
+  RaftError read_index(uint64_t context);
+  // Add voter / learner, remove, promote (one change at a time; leader only).
+  ProposeResult change_membership(const ConfChange& cc);
+  RaftError transfer_leadership(NodeId to);
+  // Adds or re-addresses a peer (before proposing its membership, so it can be reached).
+  void add_peer(NodeId id, const PeerAddress& addr);
+  // An application message to another server, multiplexed with Raft messages on the transport
+  // (e.g. a follower forwarding a client write to the leader). At most once; dropped if the
+  // peer is unknown or unreachable. A message to self is delivered through the io_context.
+  void send_app_message(NodeId to, std::string payload);
+
+  RaftStatus status() const;
+  NodeId id() const { return options_.id; }
+  NodeId leader() const;
+  Term term() const;
+  bool is_leader() const;
+  Index applied_index() const { return applied_; }  // last entry handed to the app (or snapshot)
+  Index commit_index() const;
+  Membership applied_membership() const { return applied_membership_; }
+  uint64_t fsync_count() const;
+  GroupCommitStats storage_stats() const;
+  PeerTransportStats transport_stats() const;
+
+ private:
+  struct Alive;  // shared with posted callbacks so they can tell the node is gone
+
+  void schedule_tick();
+  void on_tick();
+  void on_transport_message(NodeId from, std::string payload);
+  void on_peer_down(NodeId peer);
+  // After any input: process a Ready if none is in flight, report leader changes.
+  void after_input();
+  void pump();
+  void finish_ready(const std::shared_ptr<Ready>& rd);
+  void apply_entries(const std::vector<Entry>& entries);
+  void maybe_snapshot();
+  void notify_leader_change();
+  void send_raft(const Message& m);
+  void fail(const std::string& what);
+
+  boost::asio::io_context& io_;
+  RaftNodeOptions options_;
+  RaftApplication& app_;
+  std::shared_ptr<Alive> alive_;
+
+  std::unique_ptr<GroupCommitLog> log_;
+  std::unique_ptr<PeerTransport> transport_;
+  std::unique_ptr<RaftCore> core_;
+  boost::asio::steady_timer ticker_;
+  std::mt19937_64 rng_;
+
+  bool opened_ = false;
+  bool started_ = false;
+  bool stopped_ = false;
+  bool ready_in_flight_ = false;
+  bool pumping_ = false;  // guards against re-entrant pump() from application callbacks
+  Index applied_ = 0;
+  Index last_snapshot_index_ = 0;
+  Membership applied_membership_;
+  NodeId notified_leader_ = 0;
+  Term notified_term_ = 0;
+  bool notified_self_leader_ = false;
+};
+
+}  // namespace zkraft::consensus
