@@ -290,9 +290,11 @@ void RaftCore::step(const Message& m) {
       r.type = MessageType::kAppendResponse;
       r.to = m.from;
       send(std::move(r));
-    } else if (m.type == MessageType::kPreVote) {
+    } else if (m.type == MessageType::kPreVote || m.type == MessageType::kVote) {
+      // Reject with our term: a candidate behind in terms adopts it and can campaign again
+      // above it (otherwise a voter far ahead in terms could ignore it for a long time).
       Message r;
-      r.type = MessageType::kPreVoteResponse;
+      r.type = m.type == MessageType::kPreVote ? MessageType::kPreVoteResponse : MessageType::kVoteResponse;
       r.to = m.from;
       r.reject = true;
       send(std::move(r));
@@ -873,8 +875,11 @@ RaftError RaftCore::transfer_leadership(NodeId to) {
 // ---------------------------------------------------------------- snapshots / compaction
 
 SnapshotMeta RaftCore::snapshot_taken(Index index, std::string data) {
-  assert(index <= applied_ && index >= log_.offset());
-  if (index <= snapshot_meta_.index) return snapshot_meta_;
+  // Not applied yet, not newer, or already behind the log's start (a snapshot from the leader
+  // replaced the log meanwhile): this snapshot is of no use; keep the current one.
+  if (index > applied_ || index < log_.offset() || index <= snapshot_meta_.index) {
+    return snapshot_meta_;
+  }
   SnapshotMeta meta;
   meta.index = index;
   meta.term = log_.term(index).value_or(0);

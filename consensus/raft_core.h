@@ -70,7 +70,10 @@ class RaftCore {
   // waiting out the election timeout. Safe: peers still hearing the leader refuse (lease).
   void broken_leader_connection();
   // The application took a snapshot of its state at `index` (<= applied). The core keeps the
-  // bytes to send to followers that fell behind compaction. Returns the meta to persist.
+  // bytes to send to followers that fell behind compaction. Returns the meta to persist with
+  // it. If the returned meta's index is not `index`, the snapshot was refused and the caller
+  // discards it: it is not newer than the latest one, is beyond the applied index, or fell
+  // behind the log's start (a leader's snapshot was installed meanwhile).
   SnapshotMeta snapshot_taken(Index index, std::string data);
   // Drops log entries <= through (through <= the latest snapshot index). The caller decides how
   // long a tail to keep so that slow followers can still catch up without a snapshot.

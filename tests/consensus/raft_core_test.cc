@@ -293,9 +293,11 @@ TEST(RaftCore, SnapshotSentInChunksToFollowerBehindCompaction) {
   const Index applied = net.at(1).applied_index();
   ASSERT_EQ(applied, 21u);
   std::string snap(5000, 's');
+  EXPECT_EQ(net.at(1).snapshot_taken(applied + 1, snap).index, 0u);  // not applied yet: refused
   SnapshotMeta meta = net.at(1).snapshot_taken(applied, snap);
   EXPECT_EQ(meta.index, applied);
   EXPECT_EQ(meta.membership.voters.size(), 3u);
+  EXPECT_EQ(net.at(1).snapshot_taken(applied - 1, snap).index, applied);  // not newer: refused
   net.at(1).compact(applied);
   EXPECT_EQ(net.at(1).log().first_index(), applied + 1);
   net.heal();

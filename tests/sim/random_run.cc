@@ -150,6 +150,7 @@ SeedResult run_random_seed(uint64_t seed, const RandomRunOptions& ro) {
     }
   }
   if (!c.ok()) res.failure = "safety: " + c.checker().violation();
+  if (!res.failure.empty()) res.failure += "\n" + c.describe();
   res.ok = res.failure.empty();
   res.trace_hash = c.trace_hash();
   res.events = c.events();

@@ -86,6 +86,30 @@ NodeId SimCluster::leader() const {
   return best;
 }
 
+std::string SimCluster::describe() const {
+  std::string out;
+  auto ids = [](const std::vector<NodeId>& v) {
+    std::string s;
+    for (NodeId id : v) s += (s.empty() ? "" : ",") + std::to_string(id);
+    return s;
+  };
+  for (auto& [id, n] : nodes_) {
+    out += "  node " + std::to_string(id) + ": ";
+    if (!n.up) {
+      out += "down\n";
+      continue;
+    }
+    const auto st = n.core->status();
+    out += std::string(consensus::role_name(st.role)) + " term " + std::to_string(st.term) +
+           " vote " + std::to_string(st.vote) + " leader " + std::to_string(st.leader) + " log " +
+           std::to_string(st.first_index) + ".." + std::to_string(st.last_index) + " (last term " +
+           std::to_string(n.core->log().last_term()) + ") commit " + std::to_string(st.commit) +
+           " applied " + std::to_string(st.applied) + " voters {" + ids(st.membership.voters) +
+           "} learners {" + ids(st.membership.learners) + "}\n";
+  }
+  return out;
+}
+
 consensus::Index SimCluster::known_commit() const {
   consensus::Index c = 0;
   for (auto& [id, n] : nodes_) {
@@ -254,6 +278,7 @@ void SimCluster::maybe_snapshot(Node& n, bool force, uint64_t keep_tail) {
   if (n.sm_applied <= n.last_snapshot) return;
   const Index at = n.sm_applied;
   auto meta = n.core->snapshot_taken(at, encode_sm(at, n.sm_hash));
+  if (meta.index != at) return;
   n.storage.save_snapshot(meta, encode_sm(at, n.sm_hash));
   n.last_snapshot = at;
   const Index through = at > keep_tail ? at - keep_tail : 0;

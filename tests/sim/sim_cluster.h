@@ -103,6 +103,8 @@ class SimCluster {
   const std::vector<std::string>& applied_data(NodeId id) const { return nodes_.at(id).applied_data; }
   const NodeStats& stats(NodeId id) const { return nodes_.at(id).stats; }
   const SafetyChecker& checker() const { return checker_; }
+  // One line per node: up/down, role, term, vote, leader, log range, commit, applied, membership.
+  std::string describe() const;
   bool ok() const { return checker_.ok(); }
   uint64_t trace_hash() const { return trace_hash_; }
   // Coverage counters ("recv.Append", "crash", "snapshot.restored", "read_state", ...), to show

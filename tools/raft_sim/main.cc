@@ -2,6 +2,7 @@
 //
 //   raft_sim --seeds N [--start S]     run seeds S..S+N-1, print failures and a summary
 //   raft_sim --seed S [--trace]        run (replay) one seed; --trace prints every event
+//   --progress                         print each seed on stderr before running it
 // Options: --fault-ms MS, --liveness-ms MS. Exit status 1 if any seed failed.
 
 #include <chrono>
@@ -32,6 +33,7 @@ bool parse_u64(const char* s, uint64_t& out) {
 int main(int argc, char** argv) {
   uint64_t seeds = 0, start = 1, seed = 0;
   bool single = false;
+  bool progress = false;  // name each seed on stderr before running it (to find crashes)
   zkraft::sim::RandomRunOptions ro;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -49,6 +51,8 @@ int main(int argc, char** argv) {
     } else if (a == "--seed") {
       value(seed);
       single = true;
+    } else if (a == "--progress") {
+      progress = true;
     } else if (a == "--trace") {
       ro.trace = true;
     } else if (a == "--fault-ms") {
@@ -72,6 +76,7 @@ int main(int argc, char** argv) {
   uint64_t failed = 0, events = 0, committed = 0;
   std::map<std::string, uint64_t> counters;
   for (uint64_t s = start; s < start + seeds; ++s) {
+    if (progress) std::fprintf(stderr, "seed %llu\n", (unsigned long long)s);
     auto r = zkraft::sim::run_random_seed(s, ro);
     events += r.events;
     committed += r.committed;
