@@ -108,7 +108,7 @@ int32_t ZnodeTree::quota_check(std::string_view path, int64_t bytes_diff, int64_
   if (prefix.empty()) return jute::err::kOk;
   const ZnodeEntry* limit_node = find(limit_path(prefix));
   if (!limit_node) return jute::err::kOk;
-  auto limits = parse_quota_stats(limit_node->second.data);
+  auto limits = parse_quota_stats(limit_node->second.data.view());
   if (!limits) return jute::err::kOk;
   const int64_t count_soft = stat_value(*limits, "count"), count_hard = stat_value(*limits, "countHardLimit");
   const int64_t bytes_soft = stat_value(*limits, "bytes"), bytes_hard = stat_value(*limits, "byteHardLimit");
@@ -117,7 +117,7 @@ int32_t ZnodeTree::quota_check(std::string_view path, int64_t bytes_diff, int64_
   if (!check_count && !check_bytes) return jute::err::kOk;
   const ZnodeEntry* stat_node = find(stat_path(prefix));
   if (!stat_node) return jute::err::kOk;
-  auto current = parse_quota_stats(stat_node->second.data);
+  auto current = parse_quota_stats(stat_node->second.data.view());
   if (!current) return jute::err::kOk;
   // Only hard limits refuse; soft ones are merely logged by ZooKeeper.
   if (check_count && count_hard > -1 && stat_value(*current, "count") + count_diff > count_hard) {
@@ -132,14 +132,14 @@ int32_t ZnodeTree::quota_check(std::string_view path, int64_t bytes_diff, int64_
 void ZnodeTree::replace_data(ZnodeEntry* e, std::string data) {
   note_update(e);
   data_size_ += static_cast<int64_t>(data.size()) - static_cast<int64_t>(e->second.data.size());
-  e->second.data = std::move(data);
+  e->second.data.assign(data);
   e->second.data_null = false;
 }
 
 void ZnodeTree::quota_update_stat(std::string_view prefix, int64_t bytes_diff, int64_t count_diff) {
   ZnodeEntry* e = find(stat_path(prefix));
   if (!e) return;  // ZooKeeper logs "Missing node for stat" and goes on
-  auto stats = parse_quota_stats(e->second.data);
+  auto stats = parse_quota_stats(e->second.data.view());
   if (!stats) return;
   auto value = [&](const char* key) {
     auto it = stats->find(key);

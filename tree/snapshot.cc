@@ -50,7 +50,11 @@ void ZnodeTree::write_header(jute::Writer& w) const {
 void ZnodeTree::write_node(jute::Writer& w, const ZnodeEntry& e) {
   const Znode& n = e.second;
   w.write_string(e.first);
-  w.write_buffer(jute::Buffer{n.data, n.data_null});
+  if (n.data_null) {
+    w.write_int(-1);
+  } else {
+    w.write_string(n.data.view());  // same bytes as a non-null buffer
+  }
   w.write_long(n.czxid);
   w.write_long(n.mzxid);
   w.write_long(n.pzxid);
@@ -140,7 +144,7 @@ bool ZnodeTree::deserialize(jute::Reader& r) {
     n.acl = static_cast<uint32_t>(acl);
     n.data_null = data.is_null;
     if (data.is_null && !data.bytes.empty()) return false;
-    n.data = std::move(data.bytes);
+    n.data.assign(data.bytes);
     switch (n.kind) {
       case NodeKind::kEphemeral:
         if (n.owner == 0) return false;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "tree/node_data.h"
+
 namespace zkraft::tree {
 
 enum class NodeKind : uint8_t { kPersistent = 0, kEphemeral = 1, kContainer = 2, kTtl = 3 };
@@ -36,12 +38,16 @@ struct Znode {
   uint32_t index_in_parent = 0;  // position in the parent's child list, for O(1) removal
   NodeKind kind = NodeKind::kPersistent;
   bool data_null = false;        // null data (-1 length) is distinct from empty data
-  std::string data;
+  NodeData data;
   // Child entries in a stable, history-determined order; null for a leaf.
   std::unique_ptr<std::vector<ZnodeEntry*>> children;
 
   size_t num_children() const { return children ? children->size() : 0; }
   int64_t client_owner() const { return kind == NodeKind::kEphemeral ? owner : 0; }
 };
+
+// 104 bytes keeps an index entry (next pointer, path, node, cached hash) at 152 bytes, which glibc
+// serves from a 160-byte chunk; 8 more bytes would cost 16.
+static_assert(sizeof(Znode) <= 104, "Znode grew: check tree_memory_bench");
 
 }  // namespace zkraft::tree

@@ -239,7 +239,7 @@ int32_t ZnodeTree::get_data(std::string_view path, const std::vector<jute::Id>& 
   const ZnodeEntry* e = find(path);
   if (!e) return err::kNoNode;
   if (!allowed(e->second, jute::perms::kRead, auth)) return err::kNoAuth;
-  data.bytes = e->second.data;
+  data.bytes = e->second.data.str();
   data.is_null = e->second.data_null;
   fill_stat(e->second, stat);
   return err::kOk;
@@ -429,7 +429,7 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
   }
   n.acl = acls_.intern(fixed);
   n.data_null = data.is_null;
-  if (!data.is_null) n.data = data.bytes;
+  if (!data.is_null) n.data.assign(data.bytes);
   ZnodeEntry* e = insert_entry(full, std::move(n), parent, false);
   if (undo_) undo_->push_back(Undo{Undo::Kind::kCreated, full, Znode{}, 0, {}});
   quota_on_create(parent->first, name_of(full));
@@ -497,9 +497,8 @@ int32_t ZnodeTree::do_set_data(const TxnContext& ctx, std::string_view path,
   n.data_null = data.is_null;
   if (data.is_null) {
     n.data.clear();
-    n.data.shrink_to_fit();
   } else {
-    n.data = data.bytes;
+    n.data.assign(data.bytes);
   }
   n.mtime = ctx.time_ms;
   n.mzxid = ctx.zxid;

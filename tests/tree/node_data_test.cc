@@ -1,0 +1,51 @@
+#include "tree/node_data.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+
+namespace zkraft::tree {
+namespace {
+
+TEST(NodeDataTest, InlineAndHeapSizes) {
+  for (size_t n : {0u, 1u, 15u, 16u, 17u, 100u, 5000u}) {
+    std::string bytes(n, '\0');
+    for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<char>('a' + i % 26);
+    NodeData d(bytes);
+    EXPECT_EQ(d.size(), n);
+    EXPECT_EQ(d.view(), bytes);
+    EXPECT_EQ(d.str(), bytes);
+  }
+  EXPECT_EQ(sizeof(NodeData), 24u);
+}
+
+TEST(NodeDataTest, CopyMoveAssignClear) {
+  const std::string big(40, 'x');
+  NodeData a(big);
+  NodeData b = a;  // deep copy
+  EXPECT_EQ(b.view(), big);
+  a.assign("short");
+  EXPECT_EQ(a.view(), "short");
+  EXPECT_EQ(b.view(), big);
+  NodeData c = std::move(b);
+  EXPECT_EQ(c.view(), big);
+  EXPECT_TRUE(b.empty());  // NOLINT(bugprone-use-after-move): moved-from is empty by contract
+  c = a;
+  EXPECT_EQ(c.view(), "short");
+  a = NodeData(big);
+  EXPECT_EQ(a.view(), big);
+  a = std::move(c);
+  EXPECT_EQ(a.view(), "short");
+  a.assign(a.view());  // self-assignment through a view of itself
+  EXPECT_EQ(a.view(), "short");
+  NodeData h(big);
+  h.assign(h.view().substr(1));  // heap -> heap from its own bytes
+  EXPECT_EQ(h.view(), big.substr(1));
+  h.clear();
+  EXPECT_TRUE(h.empty());
+  EXPECT_EQ(h.view(), "");
+}
+
+}  // namespace
+}  // namespace zkraft::tree
