@@ -799,7 +799,8 @@ ProposeResult RaftCore::propose(std::string data) {
   res.index = e.index;
   res.term = e.term;
   log_.append(std::move(e));
-  broadcast_append();
+  // Replicated when the next Ready is taken, so that proposals made in between travel together.
+  append_pending_ = true;
   return res;
 }
 
@@ -910,12 +911,18 @@ void RaftCore::send(Message m) {
 
 bool RaftCore::has_ready() const {
   if (ready_outstanding_) return false;
-  return !msgs_now_.empty() || !msgs_after_persist_.empty() || !(hard_state() == prev_hard_state_) ||
+  return append_pending_ || !msgs_now_.empty() || !msgs_after_persist_.empty() || !(hard_state() == prev_hard_state_) ||
          log_.last_index() > log_.stable_index() || pending_snapshot_.has_value() ||
          commit_ > applied_ || !read_states_.empty();
 }
 
 Ready RaftCore::ready() {
+  if (append_pending_) {
+    append_pending_ = false;
+    if (role_ == Role::kLeader) {
+      for (auto& [id, pr] : progress_) send_append(id, /*send_if_empty=*/false);
+    }
+  }
   Ready rd;
   if (!(hard_state() == prev_hard_state_)) {
     rd.hard_state = hard_state();

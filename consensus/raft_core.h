@@ -59,6 +59,8 @@ class RaftCore {
   // ---- inputs ----
   void tick();
   void step(const Message& m);
+  // Leader only: appends `data` as a new entry. Replication starts with the next ready(), so
+  // proposals made between two Ready batches share append messages.
   ProposeResult propose(std::string data);
   ProposeResult propose_conf_change(const ConfChange& cc);
   // Asks for a linearizable read point. On the leader the result comes as a ReadState once a
@@ -187,6 +189,7 @@ class RaftCore {
   std::optional<SnapshotMeta> incoming_snapshot_;
   std::string incoming_snapshot_data_;
 
+  bool append_pending_ = false;  // proposals appended since the last Ready, not yet sent
   std::vector<Message> msgs_now_;
   std::vector<Message> msgs_after_persist_;
   std::vector<ReadState> read_states_;

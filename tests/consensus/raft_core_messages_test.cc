@@ -129,3 +129,33 @@ TEST(RaftCoreConfChange, AppliesSingleServerChanges) {
 
 }  // namespace
 }  // namespace zkraft::consensus
+
+namespace zkraft::consensus {
+namespace {
+
+// Random corruptions of valid encodings never crash the decoder, and whatever it accepts
+// re-encodes to the same bytes (the encoding is canonical).
+TEST(RaftCoreMessages, RandomCorruptionsAreHandled) {
+  uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  const std::string base = encode_message(full_message());
+  int accepted = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string b = base;
+    const int flips = 1 + static_cast<int>(next() % 4);
+    for (int f = 0; f < flips; ++f) b[next() % b.size()] = static_cast<char>(next() & 0xff);
+    if (next() % 4 == 0) b.resize(next() % b.size());
+    Message out;
+    if (decode_message(b, out)) {
+      ++accepted;
+      EXPECT_EQ(encode_message(out), b);
+    }
+  }
+  EXPECT_GT(accepted, 0);  // flips inside payload bytes still decode
+}
+
+}  // namespace
+}  // namespace zkraft::consensus
