@@ -223,6 +223,44 @@ class KazooSuite(unittest.TestCase):
             w.stop()
         self.assertEqual([c for c in self.zk.get_children(self.root) if c.startswith("fan-eph-")], [])
 
+    def test_event_reaches_watcher_before_it_can_read_the_change(self):
+        # raw session A watches; kazoo writes; A's next read must see the event first
+        p = self.zk.create(self.root + "/order", b"0")
+        a = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=30000)
+        try:
+            for i in range(1, 21):
+                frames, reply = a.call(zkwire.OP_GETDATA, zkwire.ustring(p) + zkwire.boolean(True))
+                self.assertEqual(reply[2], 0)
+                self.zk.set(p, str(i).encode())  # returns once the write is applied
+                frames, reply = a.call(zkwire.OP_GETDATA, zkwire.ustring(p) + zkwire.boolean(False))
+                d = zkwire.Decoder(reply[3])
+                self.assertEqual(d.buffer(), str(i).encode())
+                self.assertEqual(len(frames), 1, "round %d: the NodeDataChanged event did not arrive "
+                                 "before the read that shows the new data" % i)
+                ev = zkwire.Decoder(frames[0][3])
+                self.assertEqual((ev.int32(), ev.int32(), ev.ustring()), (3, 3, p))
+        finally:
+            a.close_session()
+
+    def test_session_close_removes_many_ephemerals(self):
+        parent = self.zk.create(self.root + "/many")
+        a = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=30000)
+        n = 500
+        for i in range(n):  # pipelined
+            a.send(i + 1, zkwire.OP_CREATE, zkwire.create_body(parent + "/e-", b"", flags=zkwire.EPHEMERAL | zkwire.SEQUENCE))
+        for i in range(n):
+            xid, _, err, _ = a.read_reply()
+            self.assertEqual((xid, err), (i + 1, 0))
+        a.xid = n
+        self.assertEqual(self.zk.exists(parent).numChildren, n)
+        events = queue.Queue()
+        self.zk.get_children(parent, watch=events.put)
+        a.close_session()
+        self.assertEqual(events.get(timeout=WAIT).type, EventType.CHILD)
+        st = self.zk.exists(parent)
+        self.assertEqual((st.numChildren, st.cversion), (0, 2 * n))
+        self.assertEqual(self.zk.get_children(parent), [])
+
     def test_data_watch(self):
         p = self.root + "/dw"
         seen = queue.Queue()
