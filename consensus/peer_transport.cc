@@ -340,7 +340,7 @@ class Inbound : public std::enable_shared_from_this<Inbound> {
   void read() {
     if (state_ == State::kClosed) return;
     if (begin_ == end_) begin_ = end_ = 0;
-    if (buf_.size() > 4 * kInitialBuffer && end_ - begin_ < kInitialBuffer) {
+    if (buf_.size() > 4 * kInitialBuffer && end_ - begin_ < kInitialBuffer && wanted_ <= kInitialBuffer) {
       // Shrink after a large frame.
       std::vector<char> small(kInitialBuffer);
       std::copy(buf_.begin() + begin_, buf_.begin() + end_, small.begin());

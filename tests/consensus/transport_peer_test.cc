@@ -162,6 +162,40 @@ TEST_F(PeerTransportTest, QueuedMessagesGoOutInFewWrites) {
   EXPECT_LE(s.writes, 2u);  // ~100 KB fits one gathered write of max_batch_bytes (1 MB)
 }
 
+TEST_F(PeerTransportTest, LargeAndSmallMessagesInterleaved) {
+  Node& a = make_node(1, options(1));
+  Node& b = listening_node(2, options(2));
+  b.transport->add_peer(1, "127.0.0.1", 1);
+  a.transport->add_peer(2, "127.0.0.1", b.transport->port());
+  start_io();
+  std::vector<std::string> sent;
+  for (size_t size : {5u << 20, 10u, 300u << 10, 0u, 70u << 10, 1u}) {
+    std::string p(size, '\0');
+    for (size_t i = 0; i < size; ++i) p[i] = static_cast<char>(i * 31 + size);
+    sent.push_back(p);
+    a.transport->send(2, p);
+  }
+  ASSERT_TRUE(wait_until([&] { return b.received_count() == sent.size(); }));
+  EXPECT_EQ(b.payloads_from(1), sent);
+}
+
+TEST_F(PeerTransportTest, RemovedPeerIsNoLongerReachableOrAccepted) {
+  Node& a = listening_node(1, options(1));
+  Node& b = listening_node(2, options(2));
+  a.transport->add_peer(2, "127.0.0.1", b.transport->port());
+  b.transport->add_peer(1, "127.0.0.1", a.transport->port());
+  start_io();
+  a.transport->send(2, "one");
+  ASSERT_TRUE(wait_until([&] { return b.received_count() == 1; }));
+  b.transport->remove_peer(1);
+  // b closes a's inbound connection; a redials and is now refused.
+  ASSERT_TRUE(wait_until([&] { return b.transport->stats().inbound_refused >= 1; }));
+  a.transport->send(2, "two");
+  b.transport->send(1, "to a removed peer");  // dropped: unknown peer
+  ASSERT_TRUE(wait_until([&] { return b.transport->stats().messages_dropped >= 1; }));
+  EXPECT_EQ(b.payloads_from(1), std::vector<std::string>{"one"});
+}
+
 TEST_F(PeerTransportTest, FullQueueDropsTheOldest) {
   PeerTransportOptions ao = options(1);
   ao.max_queue_messages = 10;
