@@ -79,6 +79,10 @@ struct RaftNodeOptions {
   uint64_t keep_tail = 5000;         // entries kept behind a snapshot for slow followers
   std::string cluster_name;          // peers with a different non-empty name are refused
   uint32_t max_message_bytes = 64u << 20;  // largest transport payload
+  // Fast failover: when the connection to the leader breaks, the remaining voters start a
+  // pre-vote one after another, in id order, this many ticks apart (see on_peer_down in
+  // raft_node.cc). Must exceed a network round trip; 0 disables the fast path.
+  int failover_stagger_ticks = 2;
 };
 
 // What the application supplies. Every call runs on the io thread, in log order where it says so.
@@ -165,6 +169,7 @@ class RaftNode {
   void on_tick();
   void on_transport_message(NodeId from, std::string payload);
   void on_peer_down(NodeId peer);
+  void on_failover_timer();
   // After any input: process a Ready if none is in flight, report leader changes.
   void after_input();
   void pump();
@@ -184,6 +189,8 @@ class RaftNode {
   std::unique_ptr<PeerTransport> transport_;
   std::unique_ptr<RaftCore> core_;
   boost::asio::steady_timer ticker_;
+  boost::asio::steady_timer failover_timer_;
+  NodeId failover_leader_ = 0;  // the leader whose connection broke, while failover_timer_ runs
   std::mt19937_64 rng_;
 
   bool opened_ = false;

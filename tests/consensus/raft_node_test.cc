@@ -1,0 +1,305 @@
+// RaftNode end to end: real LevelDB (fsync on), real TCP on 127.0.0.1, one io_context thread.
+// Waits are bounded by generous timeouts (they only decide how long a failing test hangs).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tests/consensus/raft_node_test_cluster.h"
+
+namespace zkraft::consensus::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+const Membership kThree{{1, 2, 3}, {}};
+
+std::vector<std::string> numbered(const std::string& prefix, int from, int to) {
+  std::vector<std::string> out;
+  for (int i = from; i < to; ++i) out.push_back(prefix + std::to_string(i));
+  return out;
+}
+
+// Proposes every payload on the current leader (re-finding it if leadership moves) and waits
+// until all live nodes applied them.
+void propose_all(RaftNodeCluster& c, const std::vector<std::string>& payloads) {
+  NodeId lead = c.wait_for_leader();
+  ASSERT_NE(lead, 0u);
+  for (const auto& p : payloads) {
+    ProposeResult r = c.node(lead).propose(p);
+    ASSERT_TRUE(r.ok()) << raft_error_name(r.error);
+  }
+  ASSERT_TRUE(c.wait_converged()) << "cluster did not converge";
+}
+
+TEST(RaftNode, ThreeNodesElectReplicateAndApplyIdentically) {
+  RaftNodeCluster c(fast_options());
+  c.start({1, 2, 3}, kThree);
+  NodeId lead = c.wait_for_leader();
+  ASSERT_NE(lead, 0u);
+  EXPECT_TRUE(c.app(lead).leader_changes.back().self);
+
+  auto payloads = numbered("v", 0, 200);
+  propose_all(c, payloads);
+  for (NodeId id : c.ids()) {
+    EXPECT_EQ(c.app(id).data(), payloads) << "node " << id;
+    EXPECT_EQ(c.node(id).applied_index(), c.node(lead).commit_index());
+    EXPECT_EQ(c.node(id).leader(), lead);
+    EXPECT_GT(c.node(id).fsync_count(), 0u);
+  }
+  // Indexes are the log's: contiguous from 1 (no-ops included).
+  const auto& rec = c.app(lead).applied;
+  for (size_t i = 0; i < rec.size(); ++i) EXPECT_EQ(rec[i].first, i + 1);
+  // Group commit: fewer fsyncs than entries on the leader.
+  EXPECT_LT(c.node(lead).storage_stats().fsyncs, c.node(lead).storage_stats().entries);
+}
+
+TEST(RaftNode, ProposeOnFollowerIsRefusedWithLeaderHint) {
+  RaftNodeCluster c(fast_options());
+  c.start({1, 2, 3}, kThree);
+  NodeId lead = c.wait_for_leader();
+  ASSERT_NE(lead, 0u);
+  NodeId follower = lead == 1 ? 2 : 1;
+  ProposeResult r = c.node(follower).propose("x");
+  EXPECT_EQ(r.error, RaftError::kNotLeader);
+  EXPECT_EQ(r.leader, lead);
+}
+
+TEST(RaftNode, FollowerForwardsThroughAppMessageAndLeaderProposes) {
+  RaftNodeCluster c(fast_options());
+  c.start({1, 2, 3}, kThree);
+  NodeId lead = c.wait_for_leader();
+  ASSERT_NE(lead, 0u);
+  c.app(lead).on_message = [&c, lead](NodeId, std::string payload) {
+    EXPECT_TRUE(c.node(lead).propose(std::move(payload)).ok());
+  };
+  NodeId follower = lead == 3 ? 2 : 3;
+  c.node(follower).send_app_message(lead, "forwarded-1");
+  c.node(follower).send_app_message(lead, "forwarded-2");
+  // A message to self is delivered too.
+  c.node(lead).send_app_message(lead, "self-3");
+  ASSERT_TRUE(c.run_until([&] { return c.app(follower).data().size() == 3 && c.converged(); }));
+  // Forwarded messages keep their order; the message to self may come first or between them.
+  auto applied = c.app(follower).data();
+  std::vector<std::string> forwarded;
+  for (const auto& d : applied) {
+    if (d != "self-3") forwarded.push_back(d);
+  }
+  EXPECT_EQ(forwarded, (std::vector<std::string>{"forwarded-1", "forwarded-2"}));
+  EXPECT_EQ(std::count(applied.begin(), applied.end(), "self-3"), 1);
+  ASSERT_EQ(c.app(lead).app_messages.size(), 3u);
+  for (const auto& [from, payload] : c.app(lead).app_messages) {
+    EXPECT_EQ(from, payload == "self-3" ? lead : follower) << payload;
+  }
+}
+
+TEST(RaftNode, ReadIndexCoversEveryCommittedWrite) {
+  RaftNodeCluster c(fast_options());
+  c.start({1, 2, 3}, kThree);
+  NodeId lead = c.wait_for_leader();
+  ASSERT_NE(lead, 0u);
+  Index last_write = 0;
+  for (int round = 0; round < 5; ++round) {
+    for (int i = 0; i < 10; ++i) {
+      ProposeResult r = c.node(lead).propose("w" + std::to_string(round * 10 + i));
+      ASSERT_TRUE(r.ok());
+      last_write = r.index;
+    }
+    // Wait until the writes are committed (applied on the leader), then ask every node.
+    ASSERT_TRUE(c.run_until([&] { return c.node(lead).applied_index() >= last_write; }));
+    const uint64_t ctx_base = 100 * (round + 1);
+    for (NodeId id : c.ids()) ASSERT_EQ(c.node(id).read_index(ctx_base + id), RaftError::kOk);
+    ASSERT_TRUE(c.run_until([&] {
+      for (NodeId id : c.ids()) {
+        if (!c.app(id).read_states.count(ctx_base + id)) return false;
+      }
+      return true;
+    }));
+    for (NodeId id : c.ids()) {
+      EXPECT_GE(c.app(id).read_states[ctx_base + id], last_write) << "node " << id << " round " << round;
+    }
+  }
+}
+
+TEST(RaftNode, StoppedNodeRestartsFromItsDirectoryAndCatchesUp) {
+  RaftNodeCluster c(fast_options());
+  c.start({1, 2, 3}, kThree);
+  auto first = numbered("a", 0, 50);
+  propose_all(c, first);
+  NodeId lead = c.wait_for_leader();
+  NodeId victim = lead == 3 ? 1 : 3;
+  c.kill(victim);
+
+  auto second = numbered("b", 0, 50);
+  for (const auto& p : second) ASSERT_TRUE(c.node(lead).propose(p).ok());
+  ASSERT_TRUE(c.wait_converged());
+
+  c.restart(victim);  // a fresh application: everything comes back from its log + the leader
+  EXPECT_EQ(c.app(victim).snapshots_restored, 0);
+  ASSERT_TRUE(c.wait_converged());
+  std::vector<std::string> all = first;
+  all.insert(all.end(), second.begin(), second.end());
+  EXPECT_EQ(c.app(victim).data(), all);
+  EXPECT_EQ(c.app(victim).applied, c.app(lead).applied);
+}
+
+TEST(RaftNode, WholeClusterRestartReappliesCommittedLog) {
+  RaftNodeCluster c(fast_options());
+  c.start({1, 2, 3}, kThree);
+  auto payloads = numbered("p", 0, 30);
+  propose_all(c, payloads);
+  for (NodeId id : {1, 2, 3}) c.kill(id);
+  for (NodeId id : {1, 2, 3}) c.open_node(id);
+  for (NodeId id : {1, 2, 3}) c.start_node(id);
+  ASSERT_NE(c.wait_for_leader(), 0u);
+  ASSERT_TRUE(c.run_until([&] {
+    for (NodeId id : {1, 2, 3}) {
+      if (c.app(id).data().size() < payloads.size()) return false;
+    }
+    return c.converged();
+  }));
+  for (NodeId id : {1, 2, 3}) EXPECT_EQ(c.app(id).data(), payloads);
+}
+
+TEST(RaftNode, SnapshotCompactionAndWipedNodeCatchesUpByInstallSnapshot) {
+  RaftNodeOptions o = fast_options();
+  o.snapshot_every = 40;
+  o.keep_tail = 10;
+  RaftNodeCluster c(o);
+  c.start({1, 2, 3}, kThree);
+  auto payloads = numbered("s", 0, 150);
+  propose_all(c, payloads);
+  NodeId lead = c.wait_for_leader();
+  RaftStatus st = c.node(lead).status();
+  EXPECT_GT(c.app(lead).snapshots_taken, 0);
+  EXPECT_GT(st.snapshot_index, 0u);
+  EXPECT_GT(st.first_index, 1u) << "log was not compacted";
+  EXPECT_LE(st.first_index, st.snapshot_index - o.keep_tail + 1) << "compaction did not keep the tail";
+
+  NodeId victim = lead == 2 ? 3 : 2;
+  c.wipe(victim);
+  auto more = numbered("t", 0, 60);  // moves the leader's compaction point further
+  for (const auto& p : more) ASSERT_TRUE(c.node(lead).propose(p).ok());
+  ASSERT_TRUE(c.wait_converged());
+  ASSERT_GT(c.node(lead).status().first_index, 1u);
+
+  c.restart(victim);  // empty directory: only a snapshot can bring it up to date
+  ASSERT_TRUE(c.wait_converged(20s));
+  EXPECT_GE(c.app(victim).snapshots_restored, 1);
+  std::vector<std::string> all = payloads;
+  all.insert(all.end(), more.begin(), more.end());
+  EXPECT_EQ(c.app(victim).data(), all);
+  EXPECT_EQ(c.app(victim).applied, c.app(lead).applied);
+
+  // A node restarting on a directory with a snapshot restores it in open() and replays after it.
+  NodeId other = 6 - lead - victim;
+  c.kill(other);
+  c.open_node(other);
+  EXPECT_EQ(c.app(other).snapshots_restored, 1);
+  ASSERT_FALSE(c.app(other).restored_at.empty());
+  EXPECT_GT(c.app(other).restored_at[0], 0u);
+  c.start_node(other);
+  ASSERT_TRUE(c.wait_converged());
+  EXPECT_EQ(c.app(other).data(), all);
+}
+
+TEST(RaftNode, LeaderTransportStopLeadsToNewLeaderQuickly) {
+  // Production timing: 50 ms ticks, election timeout 1-2 s. The fast path (peer down -> pre-vote)
+  // should find a new leader well under that.
+  RaftNodeOptions o = fast_options();
+  o.tick_ms = 50;
+  o.election_ticks = 20;
+  o.heartbeat_ticks = 2;
+  RaftNodeCluster c(o);
+  c.start({1, 2, 3}, kThree);
+  NodeId old = c.wait_for_leader(15s);
+  ASSERT_NE(old, 0u);
+  propose_all(c, numbered("f", 0, 10));
+  const Term old_term = c.node(old).term();
+
+  const auto t0 = std::chrono::steady_clock::now();
+  c.node(old).stop();
+  NodeId fresh = 0;
+  ASSERT_TRUE(c.run_until(
+      [&] {
+        for (NodeId id : c.ids()) {
+          if (id != old && c.node(id).is_leader()) {
+            fresh = id;
+            return true;
+          }
+        }
+        return false;
+      },
+      10s));
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+  std::printf("[ failover ] new leader %llu after %lld ms (election timeout 1000-2000 ms)\n",
+              static_cast<unsigned long long>(fresh), static_cast<long long>(ms.count()));
+  RecordProperty("failover_ms", static_cast<int>(ms.count()));
+  EXPECT_GT(c.node(fresh).term(), old_term);
+  EXPECT_LT(ms, 10s);
+
+  // The two survivors still commit.
+  ProposeResult r = c.node(fresh).propose("after-failover");
+  ASSERT_TRUE(r.ok());
+  NodeId other = 6 - old - fresh;
+  ASSERT_TRUE(c.run_until([&] {
+    return c.node(other).applied_index() >= r.index && c.node(fresh).applied_index() >= r.index;
+  }));
+  EXPECT_EQ(c.app(other).data().back(), "after-failover");
+}
+
+TEST(RaftNode, TransferLeadership) {
+  RaftNodeCluster c(fast_options());
+  c.start({1, 2, 3}, kThree);
+  NodeId lead = c.wait_for_leader();
+  ASSERT_NE(lead, 0u);
+  propose_all(c, numbered("x", 0, 5));
+  NodeId target = lead == 1 ? 2 : 1;
+  ASSERT_EQ(c.node(lead).transfer_leadership(target), RaftError::kOk);
+  ASSERT_TRUE(c.run_until([&] { return c.agreed_leader() == target; }));
+  propose_all(c, numbered("y", 0, 5));
+}
+
+TEST(RaftNode, AddLearnerThenPromoteToVoter) {
+  RaftNodeCluster c(fast_options());
+  c.start({1, 2, 3}, kThree);
+  auto before = numbered("m", 0, 30);
+  propose_all(c, before);
+  NodeId lead = c.wait_for_leader();
+
+  // The new server starts with the cluster's bootstrap membership; it is not a voter.
+  c.restart(4);
+  ASSERT_TRUE(c.node(lead).change_membership({ConfChangeType::kAddLearner, 4}).ok());
+  ASSERT_TRUE(c.wait_converged());
+  EXPECT_EQ(c.app(4).data(), before);
+  for (NodeId id : c.ids()) {
+    ASSERT_FALSE(c.app(id).memberships.empty()) << "node " << id;
+    EXPECT_EQ(c.app(id).memberships.back(), (Membership{{1, 2, 3}, {4}})) << "node " << id;
+  }
+  EXPECT_FALSE(c.node(4).is_leader());
+
+  ProposeResult pr;
+  ASSERT_TRUE(c.run_until([&] {
+    pr = c.node(lead).change_membership({ConfChangeType::kPromoteLearner, 4});
+    return pr.error != RaftError::kConfChangePending;
+  }));
+  ASSERT_TRUE(pr.ok()) << raft_error_name(pr.error);
+  ASSERT_TRUE(c.wait_converged());
+  for (NodeId id : c.ids()) EXPECT_EQ(c.node(id).applied_membership(), (Membership{{1, 2, 3, 4}, {}}));
+
+  // With four voters the quorum is three: losing one old voter still commits, and node 4 counts.
+  NodeId gone = lead == 1 ? 2 : 1;
+  c.kill(gone);
+  auto after = numbered("n", 0, 20);
+  propose_all(c, after);
+  std::vector<std::string> all = before;
+  all.insert(all.end(), after.begin(), after.end());
+  EXPECT_EQ(c.app(4).data(), all);
+}
+
+}  // namespace
+}  // namespace zkraft::consensus::testing
