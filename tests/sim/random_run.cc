@@ -45,6 +45,7 @@ SeedResult run_random_seed(uint64_t seed, const RandomRunOptions& ro) {
   o.voters = shape.chance(350) ? 5 : 3;
   o.spare_nodes = shape.chance(400) ? static_cast<int>(1 + shape.below(2)) : 0;
   o.raft.election_ticks = 10;
+  o.tick_skew_ms = static_cast<int>(shape.below(3));  // clocks run up to 20% fast or slow
   o.raft.heartbeat_ticks = 1 + static_cast<int>(shape.below(3));
   o.raft.pre_vote = !shape.chance(100);
   o.raft.check_quorum = !shape.chance(100);

@@ -46,6 +46,11 @@ SimCluster::SimCluster(const SimOptions& options) : opt_(options), rng_(options.
     Node& n = nodes_[static_cast<NodeId>(i)];
     n.id = static_cast<NodeId>(i);
     n.rng = rng_.fork();
+    n.tick_interval = static_cast<uint64_t>(opt_.tick_ms);
+    if (opt_.tick_skew_ms > 0) {
+      n.tick_interval = static_cast<uint64_t>(opt_.tick_ms - opt_.tick_skew_ms) +
+                        rng_.below(2 * static_cast<uint64_t>(opt_.tick_skew_ms) + 1);
+    }
     start_node(n);
   }
 }
@@ -171,7 +176,7 @@ void SimCluster::handle(const Event& ev) {
   switch (ev.kind) {
     case EventKind::kTick:
       n.core->tick();
-      schedule(now_ + static_cast<uint64_t>(opt_.tick_ms), EventKind::kTick, n.id, n.epoch);
+      schedule(now_ + n.tick_interval, EventKind::kTick, n.id, n.epoch);
       break;
     case EventKind::kDeliver: {
       Message m;

@@ -32,6 +32,7 @@ struct SimOptions {
   int voters = 3;        // nodes 1..voters start as the voting membership
   int spare_nodes = 0;   // nodes voters+1.. exist (running, empty) and may be added later
   int tick_ms = 10;
+  int tick_skew_ms = 0;  // each node ticks every tick_ms +- up to this (clock rate drift)
   consensus::RaftConfig raft;  // id and initial_membership are filled in per node
   // Network.
   uint64_t min_delay_ms = 1;
@@ -118,6 +119,7 @@ class SimCluster {
     NodeId id = 0;
     bool up = true;
     uint64_t epoch = 0;  // bumps on crash: events scheduled before it are void
+    uint64_t tick_interval = 10;
     std::unique_ptr<consensus::RaftCore> core;
     SimRng rng{0};
     SimStorage storage;
