@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include "consensus/messages.h"
+#include "consensus/progress.h"
+#include "consensus/raft_log.h"
+#include "consensus/read_index_queue.h"
+
+namespace zkraft::consensus {
+namespace {
+
+std::vector<Entry> make(Index first, std::vector<Term> terms) {
+  std::vector<Entry> out;
+  for (size_t i = 0; i < terms.size(); ++i) out.push_back(Entry{terms[i], first + i, EntryType::kNormal, "d"});
+  return out;
+}
+
+TEST(RaftCoreLog, TermsAndBounds) {
+  RaftLog log(10, 3, make(11, {3, 4, 4, 6}));
+  EXPECT_EQ(log.first_index(), 11u);
+  EXPECT_EQ(log.last_index(), 14u);
+  EXPECT_EQ(log.last_term(), 6u);
+  EXPECT_EQ(log.term(10), std::optional<Term>(3));
+  EXPECT_EQ(log.term(9), std::nullopt);
+  EXPECT_EQ(log.term(15), std::nullopt);
+  EXPECT_TRUE(log.match_term(13, 4));
+  EXPECT_FALSE(log.match_term(13, 5));
+  EXPECT_EQ(log.stable_index(), 14u);
+}
+
+TEST(RaftCoreLog, FindConflictByTerm) {
+  RaftLog log(0, 0, make(1, {1, 1, 2, 2, 2, 5, 5}));
+  EXPECT_EQ(log.find_conflict_by_term(7, 4), 5u);   // skip the term-5 entries
+  EXPECT_EQ(log.find_conflict_by_term(7, 5), 7u);
+  EXPECT_EQ(log.find_conflict_by_term(4, 1), 2u);
+  EXPECT_EQ(log.find_conflict_by_term(100, 9), 7u);  // beyond the end: clamp to last
+  EXPECT_EQ(log.find_conflict_by_term(3, 0), 0u);    // nothing that old: the start
+}
+
+TEST(RaftCoreLog, TruncateMovesStableMarkAndStableToChecksTerm) {
+  RaftLog log(0, 0, make(1, {1, 1, 1}));
+  log.append(Entry{2, 4, EntryType::kNormal, ""});
+  log.append(Entry{2, 5, EntryType::kNormal, ""});
+  EXPECT_EQ(log.stable_index(), 3u);
+  EXPECT_EQ(log.unstable_entries().size(), 2u);
+  log.truncate_from(3);
+  EXPECT_EQ(log.last_index(), 2u);
+  EXPECT_EQ(log.stable_index(), 2u);
+  log.append(Entry{3, 3, EntryType::kNormal, ""});
+  log.stable_to(5, 2);  // entry 5 of term 2 is gone: no effect
+  EXPECT_EQ(log.stable_index(), 2u);
+  log.stable_to(3, 3);
+  EXPECT_EQ(log.stable_index(), 3u);
+}
+
+TEST(RaftCoreLog, SliceRespectsByteCapButReturnsOne) {
+  RaftLog log(0, 0, make(1, {1, 1, 1, 1}));
+  EXPECT_EQ(log.slice(1, 4, 1).size(), 1u);
+  EXPECT_EQ(log.slice(1, 4, 1 << 20).size(), 4u);
+  EXPECT_EQ(log.slice(2, 4, 2 * entry_size(log.at(2))).size(), 2u);
+}
+
+TEST(RaftCoreLog, CompactAndRestore) {
+  RaftLog log(0, 0, make(1, {1, 2, 3, 4}));
+  log.compact(2);
+  EXPECT_EQ(log.first_index(), 3u);
+  EXPECT_EQ(log.term(2), std::optional<Term>(2));
+  EXPECT_EQ(log.term(1), std::nullopt);
+  log.restore(50, 9);
+  EXPECT_EQ(log.last_index(), 50u);
+  EXPECT_EQ(log.last_term(), 9u);
+  EXPECT_EQ(log.stable_index(), 50u);
+  EXPECT_TRUE(log.is_up_to_date(50, 9));
+  EXPECT_FALSE(log.is_up_to_date(60, 8));
+  EXPECT_TRUE(log.is_up_to_date(1, 10));
+}
+
+TEST(RaftCoreProgress, InflightWindowPausesReplication) {
+  Progress p(2);
+  p.become_replicate();
+  p.inflights.add(5);
+  EXPECT_FALSE(p.paused());
+  p.inflights.add(9);
+  EXPECT_TRUE(p.paused());
+  p.inflights.free_le(5);
+  EXPECT_FALSE(p.paused());
+  EXPECT_TRUE(p.maybe_update(9));
+  EXPECT_FALSE(p.maybe_update(7));  // stale
+  EXPECT_EQ(p.next, 10u);
+}
+
+TEST(RaftCoreReadIndexQueue, LaterAckConfirmsEarlierRequests) {
+  ReadIndexQueue q;
+  const uint64_t r1 = q.add(100, 1, 5, 1);
+  const uint64_t r2 = q.add(200, 1, 6, 1);
+  EXPECT_TRUE(q.ack(2, r1, 3).empty());  // 2 of 3 needed... quorum 3 (5 voters)
+  auto out = q.ack(3, r2, 3);            // node 3 answered the newer round: confirms both
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].context, 100u);       // r1 has acks {1,2,3}; r2 only {1,3}
+  out = q.ack(2, r2, 3);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].context, 200u);
+  EXPECT_TRUE(q.empty());
+}
+
+}  // namespace
+}  // namespace zkraft::consensus
