@@ -100,7 +100,7 @@ class Server:
 
     def __init__(self, kind=None, binary=None, tick_time=500, min_session_timeout=1000,
                  max_session_timeout=60000, max_client_cnxns=60, extra_cfg=None,
-                 name="server"):
+                 name="server", port=None, myid=None):
         self.kind = kind or target_kind()
         self.binary = binary or os.environ.get("ZKRAFT_BIN")
         if self.kind == "zkraft" and not self.binary:
@@ -112,11 +112,15 @@ class Server:
         self.max_client_cnxns = max_client_cnxns
         self.extra_cfg = dict(extra_cfg or {})
         self.host = "127.0.0.1"
-        self.port = None
+        self.port = port
         self.proc = None
         self.dir = tempfile.mkdtemp(prefix="zkit-%s-%s-" % (self.kind, name))
         self.data_dir = os.path.join(self.dir, "data")
         os.makedirs(self.data_dir)
+        self.myid = myid  # set for ensemble members: written to dataDir/myid, ZooKeeper runs QuorumPeerMain
+        if myid is not None:
+            with open(os.path.join(self.data_dir, "myid"), "w") as f:
+                f.write("%d\n" % myid)
         self.cfg_path = os.path.join(self.dir, "zoo.cfg")
         self.log_path = os.path.join(self.dir, "server.log")
         self.starts = 0
@@ -159,8 +163,30 @@ class Server:
         return ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-Dzookeeper.admin.enableServer=false",
-                "-cp", ZK_CLASSPATH, "org.apache.zookeeper.server.ZooKeeperServerMain",
+                "-cp", ZK_CLASSPATH,
+                "org.apache.zookeeper.server.quorum.QuorumPeerMain" if self.myid is not None
+                else "org.apache.zookeeper.server.ZooKeeperServerMain",
                 self.cfg_path]
+
+    def launch(self):
+        """Start the process without waiting (ensembles launch every member, then wait)."""
+        assert not self.running(), "already running"
+        if self.port is None:
+            self.port = free_port()
+        self._write_cfg()
+        log = open(self.log_path, "ab")
+        log.write(("\n===== start #%d: %s =====\n" % (self.starts + 1, " ".join(self._command()))).encode())
+        log.flush()
+        self.proc = subprocess.Popen(self._command(), stdin=subprocess.DEVNULL, stdout=log,
+                                     stderr=subprocess.STDOUT, cwd=self.dir,
+                                     preexec_fn=_die_with_parent)
+        log.close()
+        self.starts += 1
+        return self
+
+    def wait_serving(self, timeout=30.0):
+        """True once the server answers srvr (or accepts a session); False on timeout or exit."""
+        return self._wait_serving(timeout)
 
     def start(self, timeout=30.0):
         """Start (or restart after stop/kill9) and wait until it serves. Raises ServerStartError."""
@@ -170,16 +196,8 @@ class Server:
         last = ""
         for _ in range(attempts):
             if not keep_port:
-                self.port = free_port()
-            self._write_cfg()
-            log = open(self.log_path, "ab")
-            log.write(("\n===== start #%d: %s =====\n" % (self.starts + 1, " ".join(self._command()))).encode())
-            log.flush()
-            self.proc = subprocess.Popen(self._command(), stdin=subprocess.DEVNULL, stdout=log,
-                                         stderr=subprocess.STDOUT, cwd=self.dir,
-                                         preexec_fn=_die_with_parent)
-            log.close()
-            self.starts += 1
+                self.port = None
+            self.launch()
             if self._wait_serving(timeout):
                 return self
             last = self.log_tail(20)
@@ -282,6 +300,62 @@ class Server:
             return "\n".join(lines[-n:])
         except OSError:
             return "(no log)"
+
+
+class Ensemble:
+    """n servers of one kind forming a quorum (server.N lines, dataDir/myid), on 127.0.0.1 with
+    ports found by binding port 0. zoo.cfg of member i: its own clientPort, dataDir, and
+    `server.j=127.0.0.1:<peer>:<election>;127.0.0.1:<client>` for every member j."""
+
+    def __init__(self, n=3, kind=None, name="ens", **server_kw):
+        self.kind = kind or target_kind()
+        ports = [(free_port(), free_port(), free_port()) for _ in range(n)]
+        lines = {"server.%d" % (i + 1): "127.0.0.1:%d:%d;127.0.0.1:%d" % (peer, elect, client)
+                 for i, (client, peer, elect) in enumerate(ports)}
+        lines.update({"initLimit": 10, "syncLimit": 5})
+        self.members = [Server(kind=self.kind, name="%s%d" % (name, i + 1), port=ports[i][0], myid=i + 1,
+                               extra_cfg=lines, **server_kw) for i in range(n)]
+
+    @property
+    def hosts(self):
+        return ",".join(m.hosts for m in self.members)
+
+    def start(self, timeout=60.0):
+        for m in self.members:
+            if not m.running():
+                m.launch()
+        for m in self.members:
+            if not m.wait_serving(timeout):
+                raise ServerStartError("ensemble member %s did not start serving\n%s" % (m.hosts, m.log_tail(20)))
+        return self
+
+    def mode(self, member):
+        """'leader', 'follower', ... from srvr's Mode line ('' if it does not answer)."""
+        for line in member.four_letter("srvr").splitlines():
+            if line.startswith("Mode: "):
+                return line[6:].strip()
+        return ""
+
+    def leader(self):
+        for m in self.members:
+            if m.running() and self.mode(m) == "leader":
+                return m
+        return None
+
+    def close(self):
+        for m in self.members:
+            m.close()
+
+    def __enter__(self):
+        try:
+            return self.start()
+        except BaseException:
+            self.close()
+            raise
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
 
 
 def _cleanup_all():
