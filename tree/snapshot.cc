@@ -8,6 +8,7 @@
 //   their list order, so loading reproduces the child order exactly):
 //     ustring path, buffer data, long czxid, mzxid, pzxid, ctime, mtime, owner,
 //     int version, cversion, aversion, int acl_id, int kind.
+#include <algorithm>
 #include <cstring>
 
 #include "tree/znode_tree.h"
@@ -125,6 +126,8 @@ bool ZnodeTree::deserialize(jute::Reader& r) {
     t.quota_paths_.insert(std::move(q));
   }
   if (!r.read_long(node_count) || node_count < 1) return false;
+  // Each node takes at least 77 bytes on the wire, which bounds the reservation by the input.
+  t.index_.reserve(static_cast<size_t>(std::min<int64_t>(node_count, static_cast<int64_t>(r.remaining() / 77))));
 
   for (int64_t i = 0; i < node_count; ++i) {
     std::string path;
