@@ -1,27 +1,26 @@
 #pragma once
-// BenchNode: one Raft server for the benchmark — RaftCore driven on one io_context thread, its log
-// in LogStorage behind a GroupCommitLog (real fsync), its messages over PeerTransport. When it
-// becomes leader it runs the load: `proposers` closed-loop proposers, each keeping one entry of
-// `entry_size` bytes in flight and proposing the next once the previous one is applied locally.
-// After a warm-up it counts the entries committed during the measurement window and reports
-// them as one "RESULT {json}" line through on_result.
+// BenchNode: one Raft server for the benchmark — a consensus::RaftNode (RaftCore driven on one
+// io_context thread, its log in LevelDB behind a GroupCommitLog with real fsync, its messages over
+// PeerTransport) with this class as its application. When it becomes leader it runs the load:
+// `proposers` closed-loop proposers, each keeping one entry of `entry_size` bytes in flight and
+// proposing the next once the previous one is applied locally. After a warm-up it counts the
+// entries committed during the measurement window and reports them as one "RESULT {json}" line
+// through on_result.
 //
-// This is benchmark glue, not the server's Raft driver: no snapshots, no membership changes.
+// The application state is empty (snapshots are taken on RaftNode's schedule but carry nothing).
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "consensus/group_commit_log.h"
 #include "consensus/peer_transport.h"
-#include "consensus/raft_core.h"
+#include "consensus/raft_node.h"
 
 namespace zkraft::tools {
 
@@ -38,42 +37,34 @@ struct BenchNodeConfig {
   bool fsync = true;
 };
 
-class BenchNode {
+class BenchNode : public consensus::RaftApplication {
  public:
   BenchNode(boost::asio::io_context& io, BenchNodeConfig cfg, std::function<void(std::string)> on_result);
-  ~BenchNode();
+  ~BenchNode() override;
 
   // Opens storage and binds the peer listener on 127.0.0.1 (ephemeral port). False + *error on failure.
   bool open(std::string* error);
-  uint16_t port() const { return transport_->port(); }
+  uint16_t port() const { return node_->peer_port(); }
   // Connects to the peers and starts ticking. Call on (or before running) the io_context.
   void start(const std::map<consensus::NodeId, std::pair<std::string, uint16_t>>& peers);
   void stop();
 
+  // consensus::RaftApplication
+  void apply(const consensus::Entry& e) override;
+  std::string take_snapshot() override { return {}; }
+  void restore_snapshot(const consensus::SnapshotMeta&, std::string_view) override {}
+  void on_leader_change(consensus::NodeId leader, consensus::Term term, bool self_is_leader) override;
+
  private:
   using Clock = std::chrono::steady_clock;
 
-  void on_tick();
-  void on_message(consensus::NodeId from, std::string bytes);
-  void pump();
-  void finish_ready(const std::shared_ptr<consensus::Ready>& rd);
-  void send(const consensus::Message& m);
-  void apply(const std::vector<consensus::Entry>& committed);
   void maybe_start_load();
   void propose(uint32_t proposer);
   void report();
 
-  boost::asio::io_context& io_;
   BenchNodeConfig cfg_;
   std::function<void(std::string)> on_result_;
-  std::unique_ptr<consensus::GroupCommitLog> log_;
-  std::unique_ptr<consensus::PeerTransport> transport_;
-  std::unique_ptr<consensus::RaftCore> core_;
-  boost::asio::steady_timer ticker_;
-  std::mt19937_64 rng_;
-  bool ready_in_flight_ = false;
-  consensus::HardState persisted_hs_;  // last hard state handed to storage
-  bool stopped_ = false;
+  std::unique_ptr<consensus::RaftNode> node_;
 
   // Load (leader only).
   bool load_started_ = false;
