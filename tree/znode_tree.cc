@@ -293,7 +293,9 @@ int32_t ZnodeTree::get_all_children_number(std::string_view path,
   if (!e) return err::kNoNode;
   if (!allowed(e->second, jute::perms::kRead, auth)) return err::kNoAuth;
   if (e->first == "/") {
-    n = static_cast<int32_t>(index_.size() - 1);
+    // ZooKeeper counts index keys: "/" -> all but "" and "/"; "" -> every key starting with "/",
+    // which includes the root's "/" alias itself.
+    n = static_cast<int32_t>(path.empty() ? index_.size() : index_.size() - 1);
     return err::kOk;
   }
   int64_t count = 0;

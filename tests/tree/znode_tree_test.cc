@@ -371,6 +371,8 @@ TEST(ZnodeTreeTest, GetAllChildrenNumber) {
   EXPECT_EQ(n, 0);
   ASSERT_EQ(t.get_all_children_number("/", kNobody, n), err::kOk);
   EXPECT_EQ(n, 3 + 5);
+  ASSERT_EQ(t.get_all_children_number("", kNobody, n), err::kOk);
+  EXPECT_EQ(n, 3 + 5 + 1);  // ZooKeeper's quirk: "" also counts the "/" alias
   EXPECT_EQ(t.get_all_children_number("/x", kNobody, n), err::kNoNode);
 }
 
