@@ -527,28 +527,36 @@ bool validate_config(const Config& cfg, std::string* error) {
 bool parse_command_line(int argc, char** argv, Config& cfg, std::string* error) {
   CLI::App app{"zkraft-server: a ZooKeeper-compatible coordination server replicated with Raft"};
   std::string config_file, client_port, client_address, data_dir, tick_time, server_id, admin_port;
-  app.add_option("-c,--config", config_file, "config file: YAML (.yaml/.yml) or ZooKeeper zoo.cfg");
-  app.add_option("--client-port", client_port, "client port (0 = any free port)");
-  app.add_option("--client-address", client_address, "address the client port binds to");
-  app.add_option("--data-dir", data_dir, "directory for the log, snapshots and myid");
-  app.add_option("--tick-time", tick_time, "tick time in milliseconds");
-  app.add_option("--server-id", server_id, "this server's id (overrides dataDir/myid)");
-  app.add_option("--admin-port", admin_port, "HTTP admin port (0 = disabled)");
-#ifdef ZKRAFT_VERSION
-  app.set_version_flag("--version", std::string("zkraft ") + ZKRAFT_VERSION);
-#endif
+  bool show_version = false;
+  app.add_option("-c,--config", config_file, "config file: YAML (.yaml/.yml) or ZooKeeper zoo.cfg")
+      ->type_name("FILE");
+  app.add_option("--client-port", client_port, "client port (0 = any free port)")->type_name("PORT");
+  app.add_option("--client-address", client_address, "address the client port binds to")
+      ->type_name("ADDRESS");
+  app.add_option("--data-dir", data_dir, "directory for the log, snapshots and myid")
+      ->type_name("DIR");
+  app.add_option("--tick-time", tick_time, "tick time in milliseconds")->type_name("MS");
+  app.add_option("--server-id", server_id, "this server's id (overrides dataDir/myid)")
+      ->type_name("ID");
+  app.add_option("--admin-port", admin_port, "HTTP admin port (0 = disabled)")->type_name("PORT");
+  app.add_flag("--version", show_version, "print the version and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     std::exit(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
     std::exit(app.exit(e));
-  } catch (const CLI::CallForVersion& e) {
-    std::exit(app.exit(e));
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     if (size_t nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
     return fail(error, "command line: " + what);
+  }
+  if (show_version) {
+#ifdef ZKRAFT_VERSION
+    std::cout << "zkraft " << ZKRAFT_VERSION << " (ZooKeeper " << ZKRAFT_ZK_COMPAT_VERSION
+              << " compatible)" << std::endl;
+#endif
+    std::exit(0);
   }
   if (!config_file.empty() && !load_config_file(config_file, cfg, error)) return false;
   if (!client_port.empty() &&

@@ -53,6 +53,8 @@ bool is_logged_op(int32_t o) {
     case op::kSetData:
     case op::kSetACL:
     case op::kMulti:
+    case op::kCheck:
+    case op::kReconfig:
     case op::kCloseSession: return true;
     default: return false;
   }
@@ -305,6 +307,18 @@ void ZkServer::handle_request(Client& c, std::string_view frame) {
     p.kind = Pending::Kind::kLogged;
     p.reply = framed(jute::ReplyHeader{p.xid, -1, err::kUnimplemented});
     p.close_after = true;
+  } else if (rc != err::kOk && is_logged_op(p.op) && p.op != op::kCloseSession &&
+             frame.size() >= 8) {
+    Txn txn;
+    txn.kind = TxnKind::kRequest;
+    txn.session_id = c.session_id;
+    txn.xid = p.xid;
+    txn.op = p.op;
+    txn.auth = c.auth;
+    txn.request = std::string(frame.substr(8));  // fails to decode at apply: kMarshallingError
+    p.kind = Pending::Kind::kLogged;
+    propose(c, std::move(p), std::move(txn));
+    return;
   } else if (rc != err::kOk) {
     spdlog::info("session 0x{:x}: malformed {} request; closing", c.session_id,
                  jute::op_name(req.header.type));
@@ -334,31 +348,22 @@ void ZkServer::handle_request(Client& c, std::string_view frame) {
       p.close_after = true;
     }
   } else if (is_logged_op(p.op)) {
-    bool read_only_multi =
-        p.op == op::kMulti && std::get<jute::MultiRequest>(req.body).is_read_only();
-    if (read_only_multi) {
-      // ZooKeeper rejects reads inside a write multi.
-      p.kind = Pending::Kind::kLogged;
-      p.ready = true;
-      p.reply = framed(jute::ReplyHeader{p.xid, sm_.last_zxid(), err::kMarshallingError});
+    Txn txn;
+    txn.session_id = c.session_id;
+    txn.xid = p.xid;
+    txn.op = p.op;
+    if (p.op == op::kCloseSession) {
+      txn.kind = TxnKind::kCloseSession;
+      closing_sessions_.insert(c.session_id);
+      p.close_after = true;
     } else {
-      Txn txn;
-      txn.session_id = c.session_id;
-      txn.xid = p.xid;
-      txn.op = p.op;
-      if (p.op == op::kCloseSession) {
-        txn.kind = TxnKind::kCloseSession;
-        closing_sessions_.insert(c.session_id);
-        p.close_after = true;
-      } else {
-        txn.kind = TxnKind::kRequest;
-        txn.auth = c.auth;
-        txn.request = std::string(frame.substr(8));  // the record after the RequestHeader
-      }
-      p.kind = Pending::Kind::kLogged;
-      propose(c, std::move(p), std::move(txn));
-      return;
+      txn.kind = TxnKind::kRequest;
+      txn.auth = c.auth;
+      txn.request = std::string(frame.substr(8));  // the record after the RequestHeader
     }
+    p.kind = Pending::Kind::kLogged;
+    propose(c, std::move(p), std::move(txn));
+    return;
   } else {
     p.kind = Pending::Kind::kLocal;
     p.body = std::move(req.body);
@@ -494,20 +499,12 @@ std::string ZkServer::execute_local(Client& c, Pending& p) {
       resp.ephemerals = tree.ephemerals_of(c.session_id, r.prefix_path);
       return reply(err::kOk, resp);
     }
-    case op::kCheck: {
-      const auto& r = std::get<jute::CheckVersionRequest>(p.body);
-      int32_t rc = tree.check_version(r.path, c.auth, r.version);
-      jute::SetDataResponse resp;
-      if (rc == err::kOk) tree.stat_of(r.path, resp.stat);
-      return reply(rc, resp);
-    }
     case op::kSync: {
       // Standalone: every committed write is already applied here, and this request waited
       // behind the session's earlier writes.
       const auto& r = std::get<jute::SyncRequest>(p.body);
       return reply(err::kOk, jute::SyncResponse{r.path});
     }
-    case op::kMulti:
     case op::kMultiRead: {
       const auto& r = std::get<jute::MultiRequest>(p.body);
       if (!r.is_read_only()) return error(err::kMarshallingError);
@@ -537,7 +534,7 @@ std::string ZkServer::execute_local(Client& c, Pending& p) {
     }
     case op::kSetWatches:
     case op::kSetWatches2:
-      return execute_set_watches(c, p.op, p.body);
+      return execute_set_watches(c, p.xid, p.op, p.body);
     case op::kAddWatch: {
       const auto& r = std::get<jute::AddWatchRequest>(p.body);
       if (r.mode != jute::add_watch_mode::kPersistent &&
@@ -557,12 +554,13 @@ std::string ZkServer::execute_local(Client& c, Pending& p) {
     }
     case op::kWhoAmI: {
       jute::WhoAmIResponse resp;
-      for (const auto& id : c.auth) resp.client_info.push_back(jute::ClientInfo{id.scheme, id.id});
+      for (const auto& id : c.auth) {
+        // ZooKeeper's digest provider reports the user name only.
+        std::string user = id.scheme == "digest" ? id.id.substr(0, id.id.find(':')) : id.id;
+        resp.client_info.push_back(jute::ClientInfo{id.scheme, std::move(user)});
+      }
       return reply(err::kOk, resp);
     }
-    case op::kReconfig:
-      // Dynamic reconfiguration is off, as in ZooKeeper's default (reconfigEnabled=false).
-      return error(err::kReconfigDisabled);
     case op::kSasl:
       // No SASL provider is configured; ZooKeeper without one fails the exchange the same way.
       h.err = err::kAuthFailed;
@@ -573,7 +571,8 @@ std::string ZkServer::execute_local(Client& c, Pending& p) {
   }
 }
 
-std::string ZkServer::execute_set_watches(Client& c, int32_t o, const jute::RequestBody& body) {
+std::string ZkServer::execute_set_watches(Client& c, int32_t xid, int32_t o,
+                                         const jute::RequestBody& body) {
   const auto& tree = sm_.tree();
   const uint64_t watcher = c.conn->id();
   int64_t rel = 0;
@@ -625,7 +624,7 @@ std::string ZkServer::execute_set_watches(Client& c, int32_t o, const jute::Requ
       watches_.add_persistent_watch(path, watcher, session::AddWatchMode::kPersistentRecursive);
     }
   }
-  return framed(jute::ReplyHeader{jute::xid::kSetWatches, zxid, err::kOk});
+  return framed(jute::ReplyHeader{xid, zxid, err::kOk});
 }
 
 void ZkServer::send_event(Client& c, int32_t type, const std::string& path, int64_t zxid) {

@@ -76,7 +76,7 @@ class ZkServer : public FrameSink {
   void handle_request(Client& c, std::string_view frame);
   void pump(Client& c);
   std::string execute_local(Client& c, Pending& p);
-  std::string execute_set_watches(Client& c, int32_t op, const jute::RequestBody& body);
+  std::string execute_set_watches(Client& c, int32_t xid, int32_t op, const jute::RequestBody& body);
   void propose(Client& c, Pending p, Txn txn);
   void on_commit(uint64_t index, std::string_view data);
   void deliver(const std::vector<tree::WatchTrigger>& triggers, int64_t zxid);

@@ -96,6 +96,10 @@ void ZkStateMachine::apply_request(const tree::TxnContext& ctx, const Txn& txn,
         out.err = jute::err::kBadArguments;
         return;
       }
+      if (txn.op == op::kCreateTTL && !options_.extended_types_enabled) {
+        out.err = jute::err::kUnimplemented;  // zookeeper.extendedTypesEnabled=false
+        return;
+      }
       if (txn.op == op::kCreateTTL && !tree::create_mode::ttl(flags)) {
         out.err = jute::err::kBadArguments;
         return;
@@ -135,6 +139,18 @@ void ZkStateMachine::apply_request(const tree::TxnContext& ctx, const Txn& txn,
     case op::kMulti:
       apply_multi(ctx, std::get<jute::MultiRequest>(body), out);
       return;
+    case op::kCheck: {
+      const auto& k = std::get<jute::CheckVersionRequest>(body);
+      out.err = tree_.check_version(k.path, txn.auth, k.version);
+      jute::SetDataResponse resp;
+      if (out.err == jute::err::kOk) tree_.stat_of(k.path, resp.stat);
+      if (out.err == jute::err::kOk) out.reply = encode_body(resp);
+      return;
+    }
+    case op::kReconfig:
+      // Dynamic reconfiguration is off, as in ZooKeeper's default (reconfigEnabled=false).
+      out.err = jute::err::kReconfigDisabled;
+      return;
     default:
       out.err = jute::err::kUnimplemented;
       return;
@@ -150,6 +166,10 @@ void ZkStateMachine::apply_multi(const tree::TxnContext& ctx, const jute::MultiR
     if (auto* c = std::get_if<jute::CreateRequest>(&o.body)) {
       ops.push_back(tree::CreateOp{c->path, c->data, c->acl, c->flags, -1});
     } else if (auto* t = std::get_if<jute::CreateTTLRequest>(&o.body)) {
+      if (!options_.extended_types_enabled) {
+        out.err = jute::err::kUnimplemented;
+        return;
+      }
       ops.push_back(tree::CreateOp{t->path, t->data, t->acl, t->flags, t->ttl});
     } else if (auto* d = std::get_if<jute::DeleteRequest>(&o.body)) {
       ops.push_back(tree::DeleteOp{d->path, d->version});

@@ -24,9 +24,14 @@ struct ApplyOutcome {
   bool session_closed = false;  // the txn ended `txn.session_id`
 };
 
+// Behaviour switches that must be identical on every server of an ensemble.
+struct StateMachineOptions {
+  bool extended_types_enabled = false;  // zookeeper.extendedTypesEnabled: TTL nodes
+};
+
 class ZkStateMachine {
  public:
-  ZkStateMachine() = default;
+  explicit ZkStateMachine(StateMachineOptions options = {}) : options_(options) {}
 
   // zxid: the zxid this entry gets (derived from its log index by the caller).
   ApplyOutcome apply(int64_t zxid, const Txn& txn);
@@ -42,6 +47,7 @@ class ZkStateMachine {
   void apply_request(const tree::TxnContext& ctx, const Txn& txn, ApplyOutcome& out);
   void apply_multi(const tree::TxnContext& ctx, const jute::MultiRequest& req, ApplyOutcome& out);
 
+  StateMachineOptions options_;
   tree::ZnodeTree tree_;
   session::SessionTable sessions_;
   int64_t last_zxid_ = 0;
