@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,6 +44,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 int run_node(zkraft::tools::BenchNodeConfig cfg) {
+  // stdout carries the line protocol; logs go to stderr.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("node"));
   spdlog::set_level(spdlog::level::warn);
   boost::asio::io_context io;
   zkraft::tools::BenchNode node(io, cfg, [](std::string line) {
