@@ -190,22 +190,29 @@ public final class CuratorTest {
             List<String> initial = new ArrayList<>();
             events.drainTo(initial);
             check(initial.contains("create " + root + "/pre p"), "initial snapshot has /pre: " + initial);
-            writer.create().forPath(root + "/a", "1".getBytes(StandardCharsets.UTF_8));
-            writer.create().forPath(root + "/a/deep", "2".getBytes(StandardCharsets.UTF_8));
-            writer.setData().forPath(root + "/a", "3".getBytes(StandardCharsets.UTF_8));
-            writer.delete().forPath(root + "/a/deep");
-            String[] want = {"create " + root + "/a 1", "create " + root + "/a/deep 2",
-                             "change " + root + "/a 3", "delete " + root + "/a/deep"};
-            for (String w : want) {
-                String got = events.poll(15, TimeUnit.SECONDS);
-                check(w.equals(got), "cache event: want <" + w + "> got <" + got + ">");
-            }
+            // one change at a time: the cache reads the data after the event, so a later write
+            // made before that read would show up instead
+            expectCacheEvent(events, "create " + root + "/a 1",
+                             () -> writer.create().forPath(root + "/a", "1".getBytes(StandardCharsets.UTF_8)));
+            expectCacheEvent(events, "create " + root + "/a/deep 2",
+                             () -> writer.create().forPath(root + "/a/deep", "2".getBytes(StandardCharsets.UTF_8)));
+            expectCacheEvent(events, "change " + root + "/a 3",
+                             () -> writer.setData().forPath(root + "/a", "3".getBytes(StandardCharsets.UTF_8)));
+            expectCacheEvent(events, "delete " + root + "/a/deep", () -> writer.delete().forPath(root + "/a/deep"));
             check(cache.get(root + "/a").isPresent() && !cache.get(root + "/a/deep").isPresent(), "cache content");
             cache.close();
         } finally {
             writer.close();
             c.close();
         }
+    }
+
+    interface Action { Object run() throws Exception; }
+
+    static void expectCacheEvent(BlockingQueue<String> events, String want, Action action) throws Exception {
+        action.run();
+        String got = events.poll(15, TimeUnit.SECONDS);
+        check(want.equals(got), "cache event: want <" + want + "> got <" + got + ">");
     }
 
     /** Waits until exactly one latch other than `excluded` has leadership, and no other has it. */
