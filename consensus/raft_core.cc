@@ -123,6 +123,7 @@ void RaftCore::reset(Term term) {
       cfg_.election_ticks + static_cast<int>(random_() % static_cast<uint64_t>(cfg_.election_ticks));
   votes_.clear();
   lead_transferee_ = 0;
+  fast_campaign_ticks_ = 0;
   reads_.clear();
   reads_waiting_for_commit_.clear();
   remote_reads_waiting_for_commit_.clear();
@@ -216,6 +217,12 @@ void RaftCore::tick() {
 
 void RaftCore::tick_election() {
   ++election_elapsed_;
+  if (fast_campaign_ticks_ > 0 && --fast_campaign_ticks_ == 0 && role_ == Role::kFollower &&
+      lead_ == 0 && promotable()) {
+    election_elapsed_ = 0;
+    campaign(cfg_.pre_vote ? CampaignKind::kPreElection : CampaignKind::kElection);
+    return;
+  }
   if (promotable() && election_elapsed_ >= randomized_election_timeout_) {
     election_elapsed_ = 0;
     campaign(cfg_.pre_vote ? CampaignKind::kPreElection : CampaignKind::kElection);
@@ -257,7 +264,23 @@ bool RaftCore::in_lease() const {
 
 void RaftCore::broken_leader_connection() {
   if (role_ != Role::kFollower || !promotable()) return;
-  campaign(cfg_.pre_vote ? CampaignKind::kPreElection : CampaignKind::kElection);
+  const NodeId broken = lead_;
+  // The leader is unreachable from here: stop honouring its lease, so that we can grant the
+  // pre-vote of another follower that noticed the same failure.
+  lead_ = 0;
+  // Followers that all noticed at once would split their votes; stagger them deterministically
+  // by id: the lowest-id voter campaigns now, the next one two ticks later, and so on. A
+  // follower that grants someone else's (pre-)vote meanwhile drops its own attempt.
+  int rank = 0;
+  for (NodeId v : membership_.voters) {
+    if (v != broken && v < id_) ++rank;
+  }
+  if (rank == 0) {
+    election_elapsed_ = 0;
+    campaign(cfg_.pre_vote ? CampaignKind::kPreElection : CampaignKind::kElection);
+  } else {
+    fast_campaign_ticks_ = 2 * rank;
+  }
 }
 
 // ---------------------------------------------------------------- step
@@ -321,6 +344,7 @@ void RaftCore::handle_vote_request(const Message& m) {
   r.type = pre ? MessageType::kPreVoteResponse : MessageType::kVoteResponse;
   r.to = m.from;
   if (can_vote && log_.is_up_to_date(m.index, m.log_term)) {
+    fast_campaign_ticks_ = 0;  // someone else is already campaigning
     // A granted pre-vote answers in the term asked about, so the candidate can count it.
     r.term = m.term;
     if (!pre) {

@@ -68,8 +68,10 @@ class RaftCore {
   // retried: the caller times out and asks again. kNotLeader if no leader is known.
   RaftError read_index(uint64_t context);
   RaftError transfer_leadership(NodeId to);
-  // The transport saw the connection to the leader break: start a pre-vote now instead of
-  // waiting out the election timeout. Safe: peers still hearing the leader refuse (lease).
+  // The transport saw the connection to the leader break: start a pre-vote now (the lowest-id
+  // follower at once, others staggered by two ticks each, to avoid split votes when all notice)
+  // instead of waiting out the election timeout; also stop honouring the leader's lease here.
+  // Safe: peers that still hear the leader refuse the pre-vote (lease).
   void broken_leader_connection();
   // The application took a snapshot of its state at `index` (<= applied). The core keeps the
   // bytes to send to followers that fell behind compaction. Returns the meta to persist with
@@ -173,6 +175,7 @@ class RaftCore {
   int randomized_election_timeout_ = 0;
 
   NodeId lead_transferee_ = 0;
+  int fast_campaign_ticks_ = 0;  // staggered campaign after broken_leader_connection()
 
   ReadIndexQueue reads_;
   std::vector<uint64_t> reads_waiting_for_commit_;  // leader: local requests before first commit

@@ -310,6 +310,56 @@ TEST(Scenario, DeposedLeaderAnswersNoReadIndex) {
   EXPECT_TRUE(c.ok()) << c.checker().violation();
 }
 
+// Fast failover: when the followers' transports see the connection to the leader break, they
+// pre-vote at once instead of waiting out an election timeout.
+TEST(Scenario, FastFailoverOnBrokenLeaderConnection) {
+  SimOptions o = options(3, 111);
+  o.trace = std::getenv("SIM_TRACE") != nullptr;
+  SimCluster c(o);
+  ASSERT_TRUE(commit(c, "x"));
+  const NodeId old = c.leader();
+  c.run_for(3);  // mid-way between heartbeats
+  c.crash(old);
+  // TCP delivers what was sent before it reports the break: let in-flight messages land.
+  c.run_for(11);
+  const uint64_t start = c.now();
+  for (NodeId id : others(c, {old})) c.broken_leader_connection(id);
+  ASSERT_TRUE(c.run_until([&] { return c.leader() != 0; }, 2 * kElectionMs));
+  EXPECT_LT(c.now() - start, kElectionMs / 2);  // well under the minimum election timeout
+  ASSERT_TRUE(commit(c, "y"));
+  EXPECT_TRUE(c.ok()) << c.checker().violation();
+}
+
+// A single follower's broken connection (the leader is fine) does not disturb the cluster: the
+// other follower still hears the leader and refuses the pre-vote.
+TEST(Scenario, SpuriousBrokenConnectionDoesNotDeposeLeader) {
+  SimCluster c(options(3, 121));
+  ASSERT_TRUE(commit(c, "x"));
+  const NodeId l = c.leader();
+  const Term t = c.core(l).term();
+  const NodeId f = others(c, {l})[0];
+  c.broken_leader_connection(f);
+  c.run_for(10 * kElectionMs);
+  EXPECT_EQ(c.leader(), l);
+  EXPECT_EQ(c.core(l).term(), t);
+  EXPECT_TRUE(c.ok()) << c.checker().violation();
+}
+
+// A leader can remove itself: it keeps leading until the change commits, then steps down and
+// the remaining voters elect a leader among themselves.
+TEST(Scenario, LeaderRemovesItself) {
+  SimCluster c(options(3, 131));
+  ASSERT_TRUE(commit(c, "x"));
+  const NodeId l = c.leader();
+  ASSERT_TRUE(c.propose_conf_change(l, {ConfChangeType::kRemoveNode, l}).ok());
+  ASSERT_TRUE(c.run_until([&] { NodeId n = c.leader(); return n != 0 && n != l; }, 3000));
+  EXPECT_FALSE(consensus::is_voter(c.core(c.leader()).membership(), l));
+  ASSERT_TRUE(commit(c, "y"));
+  c.run_for(20 * kElectionMs);
+  EXPECT_NE(c.core(l).role(), Role::kLeader);
+  EXPECT_TRUE(c.ok()) << c.checker().violation();
+}
+
 // Crash and restart of every node: durable state brings the same log back.
 TEST(Scenario, FullClusterRestartKeepsCommittedEntries) {
   SimCluster c(options(3, 101));
