@@ -241,6 +241,10 @@ TEST(RaftNode, LeaderTransportStopLeadsToNewLeaderQuickly) {
   RecordProperty("failover_ms", static_cast<int>(ms.count()));
   EXPECT_GT(c.node(fresh).term(), old_term);
   EXPECT_LT(ms, 10s);
+  ASSERT_FALSE(c.app(fresh).leader_changes.empty());
+  EXPECT_TRUE(c.app(fresh).leader_changes.back().self);
+  EXPECT_EQ(c.app(fresh).leader_changes.back().leader, fresh);
+  EXPECT_EQ(c.app(fresh).leader_changes.back().term, c.node(fresh).term());
 
   // The two survivors still commit.
   ProposeResult r = c.node(fresh).propose("after-failover");
@@ -250,6 +254,8 @@ TEST(RaftNode, LeaderTransportStopLeadsToNewLeaderQuickly) {
     return c.node(other).applied_index() >= r.index && c.node(fresh).applied_index() >= r.index;
   }));
   EXPECT_EQ(c.app(other).data().back(), "after-failover");
+  EXPECT_EQ(c.app(other).leader_changes.back().leader, fresh);
+  EXPECT_FALSE(c.app(other).leader_changes.back().self);
 }
 
 TEST(RaftNode, TransferLeadership) {
