@@ -565,5 +565,12 @@ TEST(CommandLineDeathTest, HelpPrintsUsageAndExitsZero) {
   EXPECT_EXIT(parse_command_line(args.argc(), args.argv(), c, &err), testing::ExitedWithCode(0), "");
 }
 
+TEST(CommandLineDeathTest, VersionExitsZero) {
+  Args args{"--version"};
+  Config c;
+  std::string err;
+  EXPECT_EXIT(parse_command_line(args.argc(), args.argv(), c, &err), testing::ExitedWithCode(0), "");
+}
+
 }  // namespace
 }  // namespace zkraft::server
