@@ -477,3 +477,56 @@ TEST(ZnodeTreeTriggerAclTest, EphemeralsBySession) {
 
 }  // namespace
 }  // namespace zkraft::tree
+
+namespace zkraft::tree {
+namespace {
+
+using namespace testing;  // NOLINT
+namespace err = jute::err;
+
+// A tree whose "/w" has made 2^31 - 1 child creates, loaded from a hand-written snapshot.
+ZnodeTree tree_with_counter_at_max() {
+  jute::Writer w;
+  w.write_int(0x5a4b5452);
+  w.write_int(1);
+  w.write_long(0);  // last zxid
+  w.write_int(2);   // next ACL id
+  w.write_int(1);
+  w.write_int(1);
+  jute::encode(w, kOpen);
+  w.write_int(0);  // quota paths
+  w.write_long(2);
+  auto node = [&](const std::string& path, int32_t cversion) {
+    w.write_string(path);
+    w.write_buffer(buf(""));
+    for (int i = 0; i < 6; ++i) w.write_long(0);
+    w.write_int(0);
+    w.write_int(cversion);
+    w.write_int(0);
+    w.write_int(1);
+    w.write_int(0);
+  };
+  node("/", 1);
+  node("/w", 2147483647);
+  ZnodeTree t;
+  jute::Reader r(w.bytes());
+  EXPECT_TRUE(t.deserialize(r));
+  return t;
+}
+
+TEST(SequenceWrapTest, CounterWrapsLikeAJavaInt) {
+  ZnodeTree t = tree_with_counter_at_max();
+  EXPECT_EQ(stat(t, "/w").cversion, -2);  // (2^31-1)*2 wraps to -2, minus 0 children
+  std::string p;
+  ASSERT_EQ(create(t, 1, "/w/s", "", 2, kOpen, 0, &p), err::kOk);
+  EXPECT_EQ(p, "/w/s2147483647");
+  ASSERT_EQ(create(t, 2, "/w/s", "", 2, kOpen, 0, &p), err::kOk);
+  EXPECT_EQ(p, "/w/s-2147483648");  // %010d of the wrapped counter, as String.format gives
+  ASSERT_EQ(create(t, 3, "/w/s", "", 2, kOpen, 0, &p), err::kOk);
+  EXPECT_EQ(p, "/w/s-2147483647");
+  // Internal -2147483646 (three creates past max): *2 wraps to 4, minus 3 children = 1.
+  EXPECT_EQ(stat(t, "/w").cversion, 1);
+}
+
+}  // namespace
+}  // namespace zkraft::tree
