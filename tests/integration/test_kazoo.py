@@ -596,6 +596,20 @@ class KazooSuite(unittest.TestCase):
                     "Zxid: 0x", "Mode: ", "Node count:"):
             self.assertIn(key, srvr)
         self.assertTrue(self.server.four_letter("stat").startswith("Zookeeper version: "))
+        # as test rigs send them: Solr half-closes after "stat", `echo ruok | nc` adds a newline
+        import socket
+        for payload, half_close, want in ((b"stat", True, "Zookeeper version: "), (b"ruok\n", False, "imok")):
+            with socket.create_connection((self.server.host, self.server.port), timeout=10) as s:
+                s.sendall(payload)
+                if half_close:
+                    s.shutdown(socket.SHUT_WR)
+                data = b""
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+            self.assertTrue(data.decode().startswith(want), (payload, data[:80]))
         self.assertEqual(self.server.four_letter("isro"), "rw")
         version = self.zk.server_version()  # kazoo parses zookeeper.version from envi
         self.assertGreaterEqual(version[:2], (3, 5), version)
