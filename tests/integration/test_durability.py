@@ -63,7 +63,15 @@ class Writer(threading.Thread):
 
 class Durability(unittest.TestCase):
     def test_acknowledged_writes_survive_kill9(self):
-        with harness.Server(name="durability") as srv:
+        self.writes_survive_kill9(harness.Server(name="durability"))
+
+    def test_acknowledged_writes_survive_kill9_with_frequent_snapshots(self):
+        # snapCount=50: snapshots (and log truncation) happen many times during the stream, so
+        # recovery goes through snapshot + log replay
+        self.writes_survive_kill9(harness.Server(name="snapshots", extra_cfg={"snapCount": 50}))
+
+    def writes_survive_kill9(self, server):
+        with server as srv:
             admin = KazooClient(hosts=srv.hosts, timeout=10.0)
             admin.start(timeout=WAIT)
             admin.create("/dur")
