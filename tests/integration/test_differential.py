@@ -1,12 +1,16 @@
 #!/usr/bin/python3
-"""Differential test: one scripted sequence of operations (two kazoo sessions plus raw handshakes)
-runs against Apache ZooKeeper 3.8 (the reference, always) and against the target server
-(ZK_TARGET; when the target is zookeeper too, this checks that the script and its normalisation are
-deterministic). The normalised transcripts must be identical.
+"""Differential tests: scripted sequences of operations run against Apache ZooKeeper 3.8 (the
+reference, always) and against the target server (ZK_TARGET; when the target is zookeeper too,
+this checks that the scripts and their normalisation are deterministic). The normalised
+transcripts must be identical; every differing step is printed with both versions.
 
-Normalisation keeps relations and drops incidental values: zxids are replaced by their dense rank
-among all zxids seen in the transcript ("z1" < "z2" ...; 0 stays 0), times by "t", session ids by
-"s1"/"s2" (order of the sessions in the script).
+  run_script               two kazoo sessions: CRUD, errors, multi, ephemerals, the Stat, data and
+                           ACL of every node, negotiated session timeouts. zxids become dense ranks
+                           among the zxids seen ("z1" < "z2" ...; 0 stays 0), times "t", session ids
+                           "s1"/"s2".
+  run_raw_script           wire-level edge cases on a raw session (zkwire).
+  run_raw_extended_script  newer ops (3.5-3.7) on raw sessions.
+The raw transcripts normalise zxids locally (see RawTranscript.finish).
 
     ZK_TARGET=zkraft ZKRAFT_BIN=build/server/zkraft-server /usr/bin/python3 tests/integration/test_differential.py
 """
@@ -366,7 +370,7 @@ def run_raw_script(server, T):
         rec("opcode 10", [], r2.read_any())
         r2.sock.settimeout(10)
         steps.append(["closed after opcode 10", [], r2.sock.recv(1) == b""])
-    except (ConnectionError, OSError) as e:
+    except (ConnectionError, OSError):
         steps.append(["opcode 10", [], "closed without reply"])
     r2.abandon()
 
