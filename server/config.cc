@@ -213,6 +213,7 @@ bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error) {
   std::istringstream in{std::string(text)};
   std::string raw;
   std::map<int64_t, PeerConfig> peers;
+  std::optional<bool> admin_enabled;
   while (std::getline(in, raw)) {
     std::string line = trim(raw);
     if (line.empty() || line[0] == '#' || line[0] == '!') continue;
@@ -255,8 +256,7 @@ bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error) {
     } else if (key == "admin.enableServer") {
       bool enabled = true;
       ok = parse_bool(key, value, enabled, error);
-      if (ok && !enabled) cfg.admin_port = 0;
-      if (ok && enabled && cfg.admin_port == 0) cfg.admin_port = 8080;
+      admin_enabled = enabled;
     } else if (key == "globalOutstandingLimit") {
       ok = parse_int_into(key, value, 1, kMaxInt32, cfg.global_outstanding_limit, error);
     } else if (key == "snapCount") {
@@ -266,9 +266,9 @@ bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error) {
     } else if (key.rfind("server.", 0) == 0) {
       PeerConfig peer;
       ok = parse_server_line(key, std::string_view(key).substr(7), value, peer, error);
-      if (ok && !peers.emplace(peer.id, peer).second) {
-        return fail(error, key + ": server id " + std::to_string(peer.id) + " given twice");
-      }
+      // java.util.Properties keeps the last of repeated keys (server.1 and server.01 are
+      // different keys there, but the same server; the later line wins either way).
+      if (ok) peers[peer.id] = peer;
     } else {
       // Like ZooKeeper, which turns unknown keys into system properties and carries on.
       spdlog::debug("zoo.cfg: ignoring unknown key {}", key);
@@ -280,8 +280,8 @@ bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error) {
     cfg.servers.clear();
     for (auto& [id, p] : peers) cfg.servers.push_back(p);
   }
-  // Admin port 0 with the server explicitly enabled later in the file is handled above;
-  // admin.enableServer=false after admin.serverPort still wins because it is applied in order.
+  // Like a Properties lookup, the key's position in the file does not matter.
+  if (admin_enabled.has_value() && !*admin_enabled) cfg.admin_port = 0;
   return true;
 }
 

@@ -181,6 +181,9 @@ TEST(ZooCfg, AdminEnableServerFalseDisablesAdmin) {
   Config d;
   ASSERT_TRUE(parse_zoo_cfg("admin.enableServer=true\nadmin.serverPort=9001\n", d, &err)) << err;
   EXPECT_EQ(d.admin_port, 9001);
+  Config e;  // the order of the two keys does not matter
+  ASSERT_TRUE(parse_zoo_cfg("admin.enableServer=false\nadmin.serverPort=9002\n", e, &err)) << err;
+  EXPECT_EQ(e.admin_port, 0);
 }
 
 TEST(ZooCfg, WhitelistStar) {
@@ -221,8 +224,15 @@ TEST(ZooCfg, BadServerLines) {
   EXPECT_EQ(err, "config error: server.1: role must be participant or observer, not \"voter\"");
   EXPECT_FALSE(parse_zoo_cfg("server.1=host:2888:0\n", c, &err));
   EXPECT_EQ(err, "config error: server.1: 0 is out of range [1, 65535]");
-  EXPECT_FALSE(parse_zoo_cfg("server.1=a:1:2\nserver.1=b:1:2\n", c, &err));
-  EXPECT_EQ(err, "config error: server.1: server id 1 given twice");
+}
+
+TEST(ZooCfg, RepeatedServerLineLastWins) {
+  Config c;
+  std::string err;
+  ASSERT_TRUE(parse_zoo_cfg("server.1=a:1:2\nserver.01=b:3:4\n", c, &err)) << err;
+  ASSERT_EQ(c.servers.size(), 1u);
+  EXPECT_EQ(c.servers[0].host, "b");
+  EXPECT_EQ(c.servers[0].peer_port, 3);
 }
 
 TEST(ZooCfg, ExampleFileParses) {
