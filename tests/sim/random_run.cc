@@ -114,6 +114,7 @@ SeedResult run_random_seed(uint64_t seed, const RandomRunOptions& ro) {
     c.set_dup(0);
     c.set_slow(0);
     const std::string marker = "live." + std::to_string(seed);
+    const uint64_t healed_at = c.now();
     const uint64_t deadline = c.now() + ro.liveness_ms;
     NodeId committed_on = 0;
     uint64_t last_propose = 0;
@@ -136,6 +137,7 @@ SeedResult run_random_seed(uint64_t seed, const RandomRunOptions& ro) {
       res.failure = "liveness: no leader committed a new entry within " +
                     std::to_string(ro.liveness_ms) + " ms after faults stopped";
     }
+    if (committed_on != 0) res.recovery_ms = c.now() - healed_at;
     if (c.ok() && committed_on != 0) {
       // Every member of the final configuration catches up to the leader's commit.
       const auto members = c.core(committed_on).membership();

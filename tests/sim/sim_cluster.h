@@ -181,6 +181,7 @@ struct SeedResult {
   uint64_t events = 0;
   uint64_t committed = 0;
   std::map<std::string, uint64_t> counters;
+  uint64_t recovery_ms = 0;  // from healing until a leader committed a new entry
 };
 
 struct RandomRunOptions {

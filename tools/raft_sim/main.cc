@@ -5,6 +5,7 @@
 //   --progress                         print each seed on stderr before running it
 // Options: --fault-ms MS, --liveness-ms MS. Exit status 1 if any seed failed.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -75,12 +76,18 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   uint64_t failed = 0, events = 0, committed = 0;
   std::map<std::string, uint64_t> counters;
+  uint64_t recovery_max = 0, recovery_sum = 0, recovered = 0;
   for (uint64_t s = start; s < start + seeds; ++s) {
     if (progress) std::fprintf(stderr, "seed %llu\n", (unsigned long long)s);
     auto r = zkraft::sim::run_random_seed(s, ro);
     events += r.events;
     committed += r.committed;
     for (auto& [k, v] : r.counters) counters[k] += v;
+    if (r.recovery_ms > 0) {
+      recovery_max = std::max(recovery_max, r.recovery_ms);
+      recovery_sum += r.recovery_ms;
+      ++recovered;
+    }
     if (!r.ok) {
       ++failed;
       std::printf("FAIL seed %llu trace %016llx: %s\n  replay: raft_sim --seed %llu --trace\n",
@@ -97,6 +104,10 @@ int main(int argc, char** argv) {
   std::printf("%llu seeds from %llu: %llu failed; %llu events, %llu committed entries; %.2fs\n",
               (unsigned long long)seeds, (unsigned long long)start, (unsigned long long)failed,
               (unsigned long long)events, (unsigned long long)committed, secs);
+  if (recovered > 0) {
+    std::printf("recovery after faults stop (virtual ms until a leader commits): avg %llu max %llu\n",
+                (unsigned long long)(recovery_sum / recovered), (unsigned long long)recovery_max);
+  }
   std::printf("coverage:");
   for (auto& [k, v] : counters) std::printf(" %s=%llu", k.c_str(), (unsigned long long)v);
   std::printf("\n");
