@@ -363,6 +363,48 @@ def run_raw_script(server, T):
     rec("close session", *call(W.OP_CLOSE))
     r.abandon()
 
+    import socket
+
+    def handshake(label, payload):
+        """Send a hand-made first packet; record the ConnectResponse length and fields, or a close."""
+        with socket.create_connection((server.host, server.port), timeout=10) as s:
+            s.sendall(payload)
+            data = b""
+            try:
+                while len(data) < 4 or len(data) < 4 + struct.unpack(">i", data[:4])[0]:
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        break
+                    data += chunk
+            except (ConnectionError, OSError):
+                pass
+            if len(data) < 20:
+                T.note(label, "closed without a ConnectResponse")
+            else:
+                proto, timeout, sid = struct.unpack(">iiq", data[4:20])
+                T.note(label, {"len": len(data) - 4, "timeOut": timeout, "session": "0" if sid == 0 else "s"})
+
+    # pre-3.4 clients omit the readOnly byte: the reply omits it too (36 bytes)
+    old_style = W.connect_request(30000, read_only_field=False)
+    handshake("connect without readOnly", old_style)
+    # a client that has seen a newer zxid than the server's: closed, no reply
+    handshake("connect with lastZxidSeen ahead", W.connect_request(30000, last_zxid=1 << 40))
+    # an ordinary request as the first packet (no handshake)
+    handshake("request before connect", W.get_data_request(1, "/raw"))
+    # resuming a session whose connection is still open: the old connection is closed
+    first = W.RawSession(server.host, server.port, timeout_ms=30000)
+    second = W.RawSession(server.host, server.port, timeout_ms=30000, session_id=first.session_id,
+                          passwd=first.passwd)
+    T.note("resume while connected: same session", second.session_id == first.session_id)
+    first.sock.settimeout(10)
+    try:
+        T.note("resume while connected: old connection closed", first.sock.recv(1) == b"")
+    except (ConnectionError, OSError):
+        T.note("resume while connected: old connection closed", True)
+    first.abandon()
+    rec("resumed session works", *second.call(W.OP_EXISTS, W.ustring("/raw") + W.boolean(False)), stat_of)
+    second.close_session()
+
     # unknown opcode 10 on a fresh session: -6, then the server closes the connection
     r2 = W.RawSession(server.host, server.port, timeout_ms=30000)
     r2.send(1, 10)

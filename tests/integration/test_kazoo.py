@@ -151,6 +151,15 @@ class KazooSuite(unittest.TestCase):
             raw.go_silent()
             gone = harness.wait_until(lambda: self.zk.exists(p) is None, WAIT)
             self.assertTrue(gone, "ephemeral of a silent session still present after %ss" % WAIT)
+            # the server also closes the expired session's connection
+            raw.sock.settimeout(WAIT)
+            try:
+                closed = raw.sock.recv(1) == b""
+            except ConnectionError:
+                closed = True
+            except OSError:
+                closed = False
+            self.assertTrue(closed, "connection of the expired session left open")
         finally:
             raw.abandon()
         # The session is really dead: resuming it is refused (timeOut 0, sessionId 0).

@@ -124,8 +124,10 @@ def frame(payload):
     return _i32(len(payload)) + payload
 
 
-def connect_request(timeout_ms, session_id=0, passwd=b"\0" * 16, last_zxid=0):
-    return frame(_i32(0) + _i64(last_zxid) + _i32(timeout_ms) + _i64(session_id) + _buf(passwd) + b"\0")
+def connect_request(timeout_ms, session_id=0, passwd=b"\0" * 16, last_zxid=0, read_only_field=True):
+    """ConnectRequest; read_only_field=False makes the pre-3.4 form without the readOnly byte."""
+    body = _i32(0) + _i64(last_zxid) + _i32(timeout_ms) + _i64(session_id) + _buf(passwd)
+    return frame(body + (b"\0" if read_only_field else b""))
 
 
 def create_request(xid, path, data=b"", flags=0, acls=OPEN_ACL_UNSAFE):
