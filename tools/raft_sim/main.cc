@@ -83,6 +83,10 @@ int main(int argc, char** argv) {
     events += r.events;
     committed += r.committed;
     for (auto& [k, v] : r.counters) counters[k] += v;
+    if (r.recovery_ms > 1000) {
+      std::printf("slow recovery: seed %llu took %llu virtual ms\n", (unsigned long long)s,
+                  (unsigned long long)r.recovery_ms);
+    }
     if (r.recovery_ms > 0) {
       recovery_max = std::max(recovery_max, r.recovery_ms);
       recovery_sum += r.recovery_ms;
