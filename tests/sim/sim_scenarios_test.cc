@@ -360,6 +360,24 @@ TEST(Scenario, LeaderRemovesItself) {
   EXPECT_TRUE(c.ok()) << c.checker().violation();
 }
 
+// Asymmetric partition: the leader can still send but hears nothing back. CheckQuorum makes it
+// step down; the others elect a new leader and commit; the old one cannot win (its pre-vote
+// answers never arrive) and rejoins once the link heals.
+TEST(Scenario, AsymmetricPartitionLeaderCannotHear) {
+  SimCluster c(options(3, 141));
+  ASSERT_TRUE(commit(c, "x"));
+  const NodeId l = c.leader();
+  for (NodeId id : others(c, {l})) c.block(id, l);
+  ASSERT_TRUE(c.run_until([&] { NodeId n = c.leader(); return n != 0 && n != l; }, 20 * kElectionMs));
+  EXPECT_NE(c.core(l).role(), Role::kLeader);
+  ASSERT_TRUE(commit(c, "y"));
+  c.run_for(20 * kElectionMs);
+  EXPECT_NE(c.leader(), l);
+  c.heal();
+  ASSERT_TRUE(c.run_until([&] { return applied_on(c, l, "y"); }, 3000));
+  EXPECT_TRUE(c.ok()) << c.checker().violation();
+}
+
 // Crash and restart of every node: durable state brings the same log back.
 TEST(Scenario, FullClusterRestartKeepsCommittedEntries) {
   SimCluster c(options(3, 101));
