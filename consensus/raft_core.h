@@ -62,11 +62,18 @@ class RaftCore {
   // Leader only: appends `data` as a new entry. Replication starts with the next ready(), so
   // proposals made between two Ready batches share append messages.
   ProposeResult propose(std::string data);
+  // Leader only: appends a single-server membership change, in effect at once on the leader
+  // (and on each follower when appended). Refused while another change is uncommitted or the
+  // leader has not committed an entry of its term yet (kConfChangePending). A leader that
+  // removes itself keeps leading until the change commits, then steps down.
   ProposeResult propose_conf_change(const ConfChange& cc);
   // Asks for a linearizable read point. On the leader the result comes as a ReadState once a
   // quorum confirmed leadership; a follower forwards it to the leader. Lost requests are not
   // retried: the caller times out and asks again. kNotLeader if no leader is known.
   RaftError read_index(uint64_t context);
+  // Leader only: brings voter `to` up to date, then tells it to campaign at once (TimeoutNow).
+  // Proposals are refused meanwhile (kTransferInProgress); the attempt is dropped after one
+  // election timeout if `to` did not take over.
   RaftError transfer_leadership(NodeId to);
   // The transport saw the connection to the leader break: start a pre-vote now (the lowest-id
   // follower at once, others staggered by two ticks each, to avoid split votes when all notice)
