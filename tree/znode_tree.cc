@@ -62,6 +62,36 @@ void ZnodeTree::fill_stat(const Znode& n, jute::Stat& s) const {
   s.pzxid = n.pzxid;
 }
 
+uint64_t ZnodeTree::node_hash(const ZnodeEntry& e) {
+  // FNV-1a over the fields, then a splitmix64 finish so that sums of hashes spread well.
+  uint64_t h = 0xcbf29ce484222325ULL;
+  auto bytes = [&](const void* p, size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) {
+      h ^= b[i];
+      h *= 0x100000001b3ULL;
+    }
+  };
+  auto u64 = [&](uint64_t v) {
+    unsigned char b[8];
+    for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>(v >> (8 * i));
+    bytes(b, 8);
+  };
+  const Znode& n = e.second;
+  u64(e.first.size());
+  bytes(e.first.data(), e.first.size());
+  u64(n.data_null ? ~uint64_t{0} : n.data.size());
+  bytes(n.data.view().data(), n.data.size());
+  for (int64_t v : {n.czxid, n.mzxid, n.pzxid, n.ctime, n.mtime, n.owner}) u64(static_cast<uint64_t>(v));
+  for (int32_t v : {n.version, n.cversion, n.aversion}) u64(static_cast<uint32_t>(v));
+  u64(n.acl);
+  u64(static_cast<uint64_t>(n.kind));
+  h += 0x9e3779b97f4a7c15ULL;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
+}
+
 int64_t ZnodeTree::size_of(std::string_view path, const Znode& n) {
   // ZooKeeper indexes the root as "" (the "/" alias is counted once, in data_size_'s start).
   return static_cast<int64_t>(path == "/" ? 0 : path.size()) + static_cast<int64_t>(n.data.size());
@@ -112,6 +142,7 @@ ZnodeEntry* ZnodeTree::insert_entry(std::string path, Znode node, ZnodeEntry* pa
   }
   acls_.add_ref(n.acl);
   data_size_ += size_of(key, n);
+  rolling_ += node_hash(*e);
   switch (n.kind) {
     case NodeKind::kEphemeral: ephemerals_[n.owner].insert(key); break;
     case NodeKind::kContainer: containers_.insert(key); break;
@@ -124,6 +155,7 @@ ZnodeEntry* ZnodeTree::insert_entry(std::string path, Znode node, ZnodeEntry* pa
 Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
   std::string_view key = e->first;
   Znode& n = e->second;
+  rolling_ -= node_hash(*e);
   switch (n.kind) {
     case NodeKind::kEphemeral: {
       auto it = ephemerals_.find(n.owner);
@@ -157,7 +189,9 @@ void ZnodeTree::note_update(ZnodeEntry* e) {
   if (undo_) undo_->push_back(Undo{Undo::Kind::kUpdated, e->first, copy_header(e->second), 0, {}});
 }
 
-void ZnodeTree::restore_header(Znode& n, const Znode& saved) {
+void ZnodeTree::restore_header(ZnodeEntry* e, const Znode& saved) {
+  NodeChange change(*this, e);
+  Znode& n = e->second;
   data_size_ += static_cast<int64_t>(saved.data.size()) - static_cast<int64_t>(n.data.size());
   if (n.acl != saved.acl) {
     acls_.add_ref(saved.acl);
@@ -181,7 +215,7 @@ void ZnodeTree::rollback(std::vector<Undo>& log) {
     Undo& u = *it;
     switch (u.kind) {
       case Undo::Kind::kUpdated:
-        restore_header(find(u.path)->second, u.saved);
+        restore_header(find(u.path), u.saved);
         break;
       case Undo::Kind::kCreated:
         remove_entry(find(u.path), find(parent_of(u.path)));

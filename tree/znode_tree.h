@@ -140,8 +140,12 @@ class ZnodeTree {
   // Replaces the contents with a serialized state. Bounded by the reader; returns false (and
   // leaves the tree unchanged) on malformed or inconsistent input.
   bool deserialize(jute::Reader& r);
-  // 64-bit hash of the whole state as serialize() writes it: equal digests = equal trees.
+  // 64-bit hash of the whole state as serialize() writes it: equal digests = equal trees. O(n).
   uint64_t digest() const;
+  // O(1) digest kept up to date by every change: the sum of a 64-bit hash of each node (path,
+  // data, every Stat field, ACL id, kind). Cheap enough to compare replicas every few entries;
+  // it does not cover child order, the ACL table or quota paths (digest() does).
+  uint64_t rolling_digest() const { return rolling_; }
 
  private:
   struct TransparentHash {
@@ -185,7 +189,21 @@ class ZnodeTree {
   ZnodeEntry* insert_entry(std::string path, Znode node, ZnodeEntry* parent, bool at_saved_index);
   Znode remove_entry(ZnodeEntry* e, ZnodeEntry* parent);
   void note_update(ZnodeEntry* e);
-  void restore_header(Znode& n, const Znode& saved);
+  void restore_header(ZnodeEntry* e, const Znode& saved);
+  // Takes a node's hash out of rolling_ for the scope of an in-place change, and puts the new
+  // one back at its end.
+  class NodeChange {
+   public:
+    NodeChange(ZnodeTree& t, ZnodeEntry* e) : t_(t), e_(e) { t_.rolling_ -= node_hash(*e_); }
+    ~NodeChange() { t_.rolling_ += node_hash(*e_); }
+    NodeChange(const NodeChange&) = delete;
+    NodeChange& operator=(const NodeChange&) = delete;
+
+   private:
+    ZnodeTree& t_;
+    ZnodeEntry* e_;
+  };
+  static uint64_t node_hash(const ZnodeEntry& e);
   void rollback(std::vector<Undo>& log);
   static Znode copy_header(const Znode& n);
   static int64_t size_of(std::string_view path, const Znode& n);
@@ -216,6 +234,7 @@ class ZnodeTree {
   std::set<std::string> quota_paths_;
   int64_t data_size_ = 1;  // the "/" alias of the root
   int64_t last_zxid_ = 0;
+  uint64_t rolling_ = 0;               // see rolling_digest()
   std::vector<Undo>* undo_ = nullptr;  // set while a multi runs
 };
 

@@ -59,8 +59,11 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
   }
 
   note_update(parent);
-  p.cversion = wrap_add(p.cversion, 1);
-  p.pzxid = ctx.zxid;
+  {
+    NodeChange change(*this, parent);
+    p.cversion = wrap_add(p.cversion, 1);
+    p.pzxid = ctx.zxid;
+  }
 
   Znode n;
   n.czxid = n.mzxid = n.pzxid = ctx.zxid;
@@ -95,8 +98,11 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
 void ZnodeTree::erase_node(const TxnContext& ctx, ZnodeEntry* node, ZnodeEntry* parent,
                            std::vector<WatchTrigger>& out) {
   note_update(parent);
-  // Only forward, as DataTree.deleteNode: never let pzxid go back.
-  if (ctx.zxid > parent->second.pzxid) parent->second.pzxid = ctx.zxid;
+  {
+    NodeChange change(*this, parent);
+    // Only forward, as DataTree.deleteNode: never let pzxid go back.
+    if (ctx.zxid > parent->second.pzxid) parent->second.pzxid = ctx.zxid;
+  }
   std::string path = node->first;
   auto acl = acls_.share(node->second.acl);
   Znode removed = remove_entry(node, parent);
@@ -141,16 +147,19 @@ int32_t ZnodeTree::do_set_data(const TxnContext& ctx, std::string_view path,
   if (version != -1 && version != n.version) return err::kBadVersion;
   note_update(e);
   const auto old_bytes = static_cast<int64_t>(n.data.size());
-  data_size_ += static_cast<int64_t>(data.is_null ? 0 : data.bytes.size()) - old_bytes;
-  n.data_null = data.is_null;
-  if (data.is_null) {
-    n.data.clear();
-  } else {
-    n.data.assign(data.bytes);
+  {
+    NodeChange change(*this, e);  // ends before the quota upkeep, which may touch other nodes
+    data_size_ += static_cast<int64_t>(data.is_null ? 0 : data.bytes.size()) - old_bytes;
+    n.data_null = data.is_null;
+    if (data.is_null) {
+      n.data.clear();
+    } else {
+      n.data.assign(data.bytes);
+    }
+    n.mtime = ctx.time_ms;
+    n.mzxid = ctx.zxid;
+    n.version = wrap_add(n.version, 1);
   }
-  n.mtime = ctx.time_ms;
-  n.mzxid = ctx.zxid;
-  n.version = wrap_add(n.version, 1);
   fill_stat(n, stat);
   out.push_back({EventType::kNodeDataChanged, e->first, acls_.share(n.acl)});
   if (std::string_view q = quota_prefix_of(e->first); !q.empty()) {
@@ -195,10 +204,13 @@ int32_t ZnodeTree::set_acl(const TxnContext& ctx, std::string_view path,
     if (!allowed(n, jute::perms::kAdmin, auth_of(ctx))) return err::kNoAuth;
     if (version != -1 && version != n.aversion) return err::kBadVersion;
     uint32_t id = acls_.intern(fixed);
-    acls_.add_ref(id);
-    acls_.release(n.acl);
-    n.acl = id;
-    n.aversion = wrap_add(n.aversion, 1);
+    {
+      NodeChange change(*this, e);
+      acls_.add_ref(id);
+      acls_.release(n.acl);
+      n.acl = id;
+      n.aversion = wrap_add(n.aversion, 1);
+    }
     fill_stat(n, stat);
     return err::kOk;
   }();

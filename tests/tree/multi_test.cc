@@ -94,6 +94,7 @@ TEST(MultiTest, FailureChangesNothingAndReportsLikeZooKeeper) {
   EXPECT_EQ(t.node_count(), twin.node_count());
   twin.set_last_zxid(10);
   EXPECT_EQ(t.digest(), twin.digest());
+  EXPECT_EQ(t.rolling_digest(), twin.rolling_digest());
 
   // The next sequential name is unaffected by the aborted create.
   std::string p;

@@ -96,6 +96,7 @@ TEST(QuotaTest, StatsNodeFollowsChangesUnderTheQuotaPath) {
     EXPECT_EQ(data_of(*tree, stats), "count=3,bytes=6");
   }
   EXPECT_EQ(t.digest(), restored.digest());
+  EXPECT_EQ(t.rolling_digest(), restored.rolling_digest());
 
   // Deleting the limits node ends the upkeep.
   ASSERT_EQ(remove(t, 12, "/zookeeper/quota/app/zookeeper_limits"), err::kOk);

@@ -102,11 +102,14 @@ TEST(SnapshotTest, DigestSeesDifferences) {
   ZnodeTree a = rich_tree();
   ZnodeTree b = rich_tree();
   EXPECT_EQ(a.digest(), b.digest());
+  EXPECT_EQ(a.rolling_digest(), b.rolling_digest());
+  EXPECT_NE(a.rolling_digest(), ZnodeTree().rolling_digest());
   jute::Stat s;
   std::vector<WatchTrigger> out;
   ASSERT_EQ(b.set_data(ctx(14), "/app", buf("cfg2"), -1, s, out), err::kOk);  // same data, new version
   a.set_last_zxid(14);
   EXPECT_NE(a.digest(), b.digest());
+  EXPECT_NE(a.rolling_digest(), b.rolling_digest());
   ZnodeTree c = rich_tree();
   ZnodeTree d = rich_tree();
   ASSERT_EQ(d.set_data(ctx(13), "/app/nulldata", buf(""), -1, s, out), err::kOk);
@@ -114,6 +117,7 @@ TEST(SnapshotTest, DigestSeesDifferences) {
   ASSERT_EQ(c.set_data(ctx(13), "/app/nulldata", buf(""), -1, s, out), err::kOk);
   ASSERT_EQ(c.set_data(ctx(13), "/app/nulldata", buf(""), -1, s, out), err::kOk);
   EXPECT_NE(c.digest(), d.digest());  // null vs empty data
+  EXPECT_NE(c.rolling_digest(), d.rolling_digest());
 }
 
 TEST(SnapshotTest, MalformedInputIsRejectedWithoutChange) {
@@ -338,10 +342,17 @@ TEST(SnapshotTest, RandomOpsWithMidwayRestoreStayIdentical) {
         ZnodeTree loaded;
         ASSERT_TRUE(restore(loaded, snapshot_of(restarted))) << "seed " << seed << " op " << i;
         ASSERT_EQ(loaded.digest(), restarted.digest());
+        // The loaded tree's rolling digest is built from scratch; the other one was kept up to
+        // date through every change.
+        ASSERT_EQ(loaded.rolling_digest(), restarted.rolling_digest()) << "seed " << seed << " op " << i;
         restarted = std::move(loaded);
       }
+      ASSERT_EQ(straight.rolling_digest(), restarted.rolling_digest()) << "seed " << seed << " op " << i;
       if (i % 250 == 0) {
         ASSERT_EQ(straight.digest(), restarted.digest()) << "seed " << seed << " op " << i;
+        ZnodeTree scratch;
+        ASSERT_TRUE(restore(scratch, snapshot_of(straight)));
+        ASSERT_EQ(scratch.rolling_digest(), straight.rolling_digest()) << "seed " << seed << " op " << i;
       }
     }
     EXPECT_EQ(log1, log2) << "seed " << seed;
