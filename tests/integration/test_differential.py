@@ -10,6 +10,7 @@ transcripts must be identical; every differing step is printed with both version
                            "s1"/"s2".
   run_raw_script           wire-level edge cases on a raw session (zkwire).
   run_raw_extended_script  newer ops (3.5-3.7) on raw sessions.
+  run_raw_acl_script       the permission each operation needs, world/auth/digest/ip schemes.
 The raw transcripts normalise zxids locally (see RawTranscript.finish).
 
     ZK_TARGET=zkraft ZKRAFT_BIN=build/server/zkraft-server /usr/bin/python3 tests/integration/test_differential.py
@@ -540,6 +541,94 @@ def run_raw_extended_script(server, T):
     r2.abandon()
 
 
+@keeps_partial
+def run_raw_acl_script(server, T):
+    """ACL checks per operation (protocol reference §5): an owner session with digest auth builds
+    nodes whose ACLs each lack one permission; a second session (digest of another user, or none)
+    tries every operation on them. exists on a node without READ is left out (answered in 3.8.0,
+    NoAuth since 3.8.4/3.9.2)."""
+    W = zkwire
+    rec, stat_of = T.rec, T.stat_of
+    P = W.ustring
+    I = W.int32
+    acl_of = lambda d: [[d.int32(), d.ustring(), d.ustring()] for _ in range(d.int32())] + [stat_of(d)]
+    READ, WRITE, CREATE, DELETE, ADMIN, ALL = 1, 2, 4, 8, 16, 31
+
+    owner = W.RawSession(server.host, server.port, timeout_ms=30000)
+    rec("owner auth", *owner.call(100, I(0) + P("digest") + W.buffer(b"alice:pw"), xid=-4))
+    rec("create /acl", *owner.call(W.OP_CREATE, W.create_body("/acl", b"")), lambda d: d.ustring())
+    for name, perms in (("noread", ALL & ~READ), ("nowrite", ALL & ~WRITE), ("nocreate", ALL & ~CREATE),
+                        ("nodelete", ALL & ~DELETE), ("noadmin", ALL & ~ADMIN), ("readonly", READ)):
+        # world:anyone gets perms; alice (via the auth scheme) keeps everything
+        acls = [(perms, "world", "anyone"), (ALL, "auth", "")]
+        rec("create /acl/%s" % name, *owner.call(W.OP_CREATE, W.create_body("/acl/" + name, b"d", acls=acls)),
+            lambda d: d.ustring())
+        rec("create /acl/%s/kid" % name, *owner.call(W.OP_CREATE, W.create_body("/acl/%s/kid" % name, b"k")),
+            lambda d: d.ustring())
+    rec("owner getACL", *owner.call(W.OP_GETACL, P("/acl/noread")), acl_of)
+    rec("create ip ACL", *owner.call(W.OP_CREATE, W.create_body("/acl/ip", b"i", acls=[(ALL, "ip", "127.0.0.1")])),
+        lambda d: d.ustring())
+    rec("create ip range ACL", *owner.call(W.OP_CREATE, W.create_body("/acl/iprange", b"i",
+        acls=[(ALL, "ip", "10.0.0.0/8")])), lambda d: d.ustring())
+    rec("create bad ip ACL", *owner.call(W.OP_CREATE, W.create_body("/acl/badip", b"", acls=[(ALL, "ip", "not-an-ip")])))
+    rec("create bad digest id", *owner.call(W.OP_CREATE, W.create_body("/acl/baddigest", b"",
+        acls=[(ALL, "digest", "nocolon")])))
+    rec("create digest ACL (bob)", *owner.call(W.OP_CREATE, W.create_body("/acl/bob", b"b",
+        acls=[(ALL, "digest", "bob:" + digest_of("bob", "pw"))])), lambda d: d.ustring())
+    rec("setData /zookeeper/config", *owner.call(W.OP_SETDATA, P("/zookeeper/config") + W.buffer(b"x") + I(-1)))
+
+    for who, auth in (("anon", None), ("bob", b"bob:pw")):
+        c = W.RawSession(server.host, server.port, timeout_ms=30000)
+        if auth:
+            rec("%s auth" % who, *c.call(100, I(0) + P("digest") + W.buffer(auth), xid=-4))
+        for name in ("noread", "nowrite", "nocreate", "nodelete", "noadmin", "readonly"):
+            p = "/acl/" + name
+            rec("%s getData %s" % (who, name), *c.call(W.OP_GETDATA, P(p) + W.boolean(False)),
+                lambda d: [d.buffer(), stat_of(d)])
+            rec("%s getChildren %s" % (who, name), *c.call(W.OP_GETCHILDREN, P(p) + W.boolean(False)),
+                lambda d: sorted(d.strings()))
+            rec("%s getACL %s" % (who, name), *c.call(W.OP_GETACL, P(p)), acl_of)
+            rec("%s setData %s" % (who, name), *c.call(W.OP_SETDATA, P(p) + W.buffer(b"w") + I(-1)), stat_of)
+            rec("%s create under %s" % (who, name), *c.call(W.OP_CREATE, W.create_body(p + "/new-" + who, b"")),
+                lambda d: d.ustring())
+            rec("%s delete under %s" % (who, name), *c.call(W.OP_DELETE, P(p + "/kid") + I(-1)))
+            rec("%s setACL %s" % (who, name), *c.call(W.OP_SETACL, P(p) + W.acl_list([(ALL, "world", "anyone")]) + I(-1)),
+                stat_of)
+        rec("%s getData ip" % who, *c.call(W.OP_GETDATA, P("/acl/ip") + W.boolean(False)), lambda d: [d.buffer(), stat_of(d)])
+        rec("%s getData iprange" % who, *c.call(W.OP_GETDATA, P("/acl/iprange") + W.boolean(False)),
+            lambda d: [d.buffer(), stat_of(d)])
+        rec("%s getData bob" % who, *c.call(W.OP_GETDATA, P("/acl/bob") + W.boolean(False)), lambda d: [d.buffer(), stat_of(d)])
+        rec("%s multi touching noread" % who, *c.call(W.OP_MULTI, W.multi_body([
+            (W.OP_CREATE, W.create_body("/acl/m-" + who, b"")),
+            (W.OP_SETDATA, P("/acl/nowrite") + W.buffer(b"m") + I(-1))])), multi_errs)
+        c.close_session()
+    owner.close_session()
+
+
+def digest_of(user, password):
+    """ZooKeeper's digest id: base64(sha1("user:password"))."""
+    import base64
+    import hashlib
+    return base64.b64encode(hashlib.sha1(("%s:%s" % (user, password)).encode()).digest()).decode()
+
+
+def multi_errs(d):
+    out = []
+    while True:
+        typ, done, err = d.int32(), d.boolean(), d.int32()
+        if done:
+            return out
+        if typ == -1:
+            out.append([typ, err, d.int32()])
+        elif typ == zkwire.OP_CREATE:
+            out.append([typ, err, d.ustring()])
+        elif typ == zkwire.OP_SETDATA:
+            d.stat()
+            out.append([typ, err])
+        else:
+            out.append([typ, err])
+
+
 class Differential(unittest.TestCase):
     maxDiff = None
 
@@ -573,6 +662,9 @@ class Differential(unittest.TestCase):
 
     def test_newer_ops_match_zookeeper(self):
         self.compare(run_raw_extended_script, "ext")
+
+    def test_acl_checks_match_zookeeper(self):
+        self.compare(run_raw_acl_script, "acl")
 
 
 if __name__ == "__main__":
