@@ -251,6 +251,55 @@ class KazooSuite(unittest.TestCase):
         finally:
             a.close_session()
 
+    def test_pipelined_reads_see_own_earlier_writes(self):
+        # FIFO per session + read-your-writes: a read pipelined right behind a write of the same
+        # session sees that write, replies come back in order, reply zxids never go backwards;
+        # another session writes elsewhere at the same time
+        p = self.zk.create(self.root + "/ryw", b"-1")
+        other = self.zk.create(self.root + "/noise", b"")
+        stop = threading.Event()
+
+        def noise():
+            c = self.client()
+            i = 0
+            while not stop.is_set():
+                c.set(other, b"%d" % i)
+                i += 1
+
+        t = threading.Thread(target=noise, daemon=True)
+        t.start()
+        a = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=30000)
+        try:
+            n = 1000
+            out = b""
+            for i in range(n):
+                out += zkwire.frame(zkwire.int32(2 * i + 1) + zkwire.int32(zkwire.OP_SETDATA) + zkwire.ustring(p) +
+                                    zkwire.buffer(b"%d" % i) + zkwire.int32(-1))
+                out += zkwire.frame(zkwire.int32(2 * i + 2) + zkwire.int32(zkwire.OP_GETDATA) + zkwire.ustring(p) +
+                                    zkwire.boolean(False))
+            sender = threading.Thread(target=a.sock.sendall, args=(out,), daemon=True)
+            sender.start()
+            last_zxid = 0
+            for i in range(n):
+                xid, zxid, err, body = a.read_reply()
+                self.assertEqual((xid, err), (2 * i + 1, 0))
+                set_version = zkwire.Decoder(body).stat()["version"]
+                self.assertGreaterEqual(zxid, last_zxid)
+                last_zxid = zxid
+                xid, zxid, err, body = a.read_reply()
+                self.assertEqual((xid, err), (2 * i + 2, 0))
+                self.assertGreaterEqual(zxid, last_zxid)
+                last_zxid = zxid
+                d = zkwire.Decoder(body)
+                self.assertEqual(d.buffer(), b"%d" % i, "read %d did not see the write before it" % i)
+                self.assertEqual(d.stat()["version"], set_version)
+            sender.join(10)
+        finally:
+            stop.set()
+            t.join(10)
+            a.xid = 2 * n
+            a.close_session()
+
     def test_session_close_removes_many_ephemerals(self):
         parent = self.zk.create(self.root + "/many")
         a = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=30000)
