@@ -155,7 +155,8 @@ class Server:
         lines.update(self.extra_cfg)
         with open(self.cfg_path, "w") as f:
             for k, v in lines.items():
-                f.write("%s=%s\n" % (k, v))
+                if v is not None:  # None leaves the key out: the server's default applies
+                    f.write("%s=%s\n" % (k, v))
 
     def _command(self):
         if self.kind == "zkraft":

@@ -654,6 +654,22 @@ class Differential(unittest.TestCase):
         self.assertEqual(len(expected), len(got))
         self.assertEqual(expected, got)
 
+    def test_default_session_timeout_bounds_match_zookeeper(self):
+        # no minSessionTimeout/maxSessionTimeout in zoo.cfg: 2 and 20 ticks
+        def negotiate(server):
+            out = []
+            for asked in (10, 3999, 4000, 10000, 40000, 40001, 10**7):
+                raw = zkwire.RawSession(server.host, server.port, timeout_ms=asked)
+                out.append([asked, raw.timeout_ms])
+                raw.close_session()
+            return out
+        cfg = dict(tick_time=2000, min_session_timeout=None, max_session_timeout=None)
+        with harness.Server(kind="zookeeper", name="reference-timeouts", **cfg) as ref:
+            expected = negotiate(ref)
+        with harness.Server(name="candidate-timeouts", **cfg) as cand:
+            got = negotiate(cand)
+        self.assertEqual(expected, got)
+
     def test_scripted_sequence_matches_zookeeper(self):
         self.compare(run_script, "kazoo")
 
