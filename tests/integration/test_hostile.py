@@ -221,6 +221,22 @@ class Hostile(unittest.TestCase):
         self.assert_still_serving("maxbuffer")
         self.assert_rss_bounded("maxbuffer")
 
+    def test_session_flood_then_mass_expiry(self):
+        # 1,000 sessions opened and dropped without closeSession (each with an ephemeral): all
+        # expire within a few timeouts; the server keeps serving throughout
+        self.zk.ensure_path("/flood")
+        for i in range(1000):
+            raw = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=1000)
+            if i % 10 == 0:
+                err, _ = raw.create("/flood/e-%04d" % i, flags=zkwire.EPHEMERAL)
+                self.assertEqual(err, 0)
+            raw.abandon()
+        self.assert_still_serving("flood")
+        self.assertTrue(harness.wait_until(lambda: self.zk.get_children("/flood") == [], 30.0),
+                        "ephemerals of 1,000 dropped sessions not all gone after 30 s")
+        self.assert_still_serving("flood-expired")
+        self.assert_rss_bounded("session flood")
+
     def test_many_clients_pipelining_writes(self):
         # sanity for the back-pressure path: a reading client pipelining 5,000 small writes gets
         # every reply, in order
