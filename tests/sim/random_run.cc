@@ -71,7 +71,11 @@ SeedResult run_random_seed(uint64_t seed, const RandomRunOptions& ro) {
     NodeId l = c.leader();
     if (rng.chance(600)) {
       const NodeId target = (l != 0 && rng.chance(800)) ? l : pick(rng, ids);
-      c.propose(target, "v" + std::to_string(seed) + "." + std::to_string(counter++));
+      // Now and then a burst, to fill append batches and the in-flight window.
+      const uint64_t n = rng.chance(50) ? 5 + rng.below(40) : 1;
+      for (uint64_t k = 0; k < n; ++k) {
+        c.propose(target, "v" + std::to_string(seed) + "." + std::to_string(counter++));
+      }
     }
     const uint64_t r = rng.below(1000);
     if (r < 15) {
