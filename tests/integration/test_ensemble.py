@@ -127,6 +127,40 @@ class Ensemble(unittest.TestCase):
             finally:
                 stop(owner, setup, *checks)
 
+    def test_watch_fires_for_write_on_another_member_and_session_moves(self):
+        with harness.Ensemble(3, name="move") as ens:
+            a, b, c = ens.members
+            watcher = connect(a.hosts)
+            writer = connect(b.hosts)
+            try:
+                writer.create("/watched", b"0")
+                events = []
+                got = threading.Event()
+                watcher.sync("/watched")
+                watcher.get("/watched", watch=lambda ev: (events.append((ev.type, ev.path)), got.set()))
+                writer.set("/watched", b"1")
+                self.assertTrue(got.wait(WAIT), "no event on member 1 for a write through member 2")
+                self.assertEqual(events, [("CHANGED", "/watched")])
+            finally:
+                stop(watcher, writer)
+            # a session whose server dies moves to another member and keeps its ephemeral
+            mover = KazooClient(hosts=c.hosts + "," + a.hosts, randomize_hosts=False, timeout=10.0)
+            mover.start(timeout=WAIT)
+            try:
+                sid = mover.client_id[0]
+                mover.create("/mover", b"m", ephemeral=True)
+                c.kill9()
+                self.assertTrue(harness.wait_until(lambda: mover.connected and
+                                                   mover._connection._socket is not None and
+                                                   mover._connection._socket.getpeername()[1] == a.port, WAIT),
+                                "client did not move to the other member")
+                self.assertEqual(mover.client_id[0], sid)
+                self.assertEqual(mover.get("/mover")[0], b"m")
+                st = mover.exists("/mover")
+                self.assertEqual(st.ephemeralOwner, sid)
+            finally:
+                stop(mover)
+
     def test_minority_cannot_write(self):
         with harness.Ensemble(3, name="minority") as ens:
             survivor = ens.members[0]
