@@ -69,7 +69,7 @@ bool RaftNode::open(std::string* error) {
     if (error) *error = "raft node already opened";
     return false;
   }
-  auto storage = LogStorage::open(options_.dir, StorageOptions{}, &err);
+  auto storage = LogStorage::open(options_.dir, options_.storage, &err);
   if (!storage) {
     if (error) *error = err;
     return false;

@@ -50,6 +50,7 @@
 #include "consensus/peer_transport.h"
 #include "consensus/raft_core.h"
 #include "consensus/raft_status.h"
+#include "consensus/storage_options.h"
 #include "consensus/types.h"
 
 namespace zkraft::consensus {
@@ -83,6 +84,8 @@ struct RaftNodeOptions {
   // pre-vote one after another, in id order, this many ticks apart (see on_peer_down in
   // raft_node.cc). Must exceed a network round trip; 0 disables the fast path.
   int failover_stagger_ticks = 2;
+  // LevelDB tuning and test hooks (e.g. a fault-injecting Env); defaults suit a server.
+  StorageOptions storage;
 };
 
 // What the application supplies. Every call runs on the io thread, in log order where it says so.

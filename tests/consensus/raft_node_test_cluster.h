@@ -84,7 +84,10 @@ class RecordingApp : public RaftApplication {
     if (on_message) on_message(from, std::move(payload));
   }
 
-  void on_fatal_error(const std::string& what) override { ADD_FAILURE() << "fatal raft error: " << what; }
+  void on_fatal_error(const std::string& what) override {
+    fatal_errors.push_back(what);
+    if (!expect_fatal) ADD_FAILURE() << "fatal raft error: " << what;
+  }
 
   // Data of the non-empty entries, in order (the leaders' no-ops left out).
   std::vector<std::string> data() const {
@@ -110,6 +113,8 @@ class RecordingApp : public RaftApplication {
   std::map<uint64_t, Index> read_states;
   std::vector<std::pair<NodeId, std::string>> app_messages;
   std::function<void(NodeId, std::string)> on_message;
+  std::vector<std::string> fatal_errors;
+  bool expect_fatal = false;
 
  private:
   static void append_u64(std::string& out, uint64_t v) {
@@ -166,6 +171,7 @@ class RaftNodeCluster {
     o.dir = m.dir;
     o.initial_membership = bootstrap_;
     o.peers.clear();
+    if (envs_.count(id)) o.storage.env = envs_[id];
     m.node = std::make_unique<RaftNode>(io_, o, *m.app);
     std::string error;
     ASSERT_TRUE(m.node->open(&error)) << error;
@@ -196,6 +202,9 @@ class RaftNodeCluster {
     kill(id);
     std::filesystem::remove_all(root_ / ("node" + std::to_string(id)));
   }
+
+  // Node `id` opens its LevelDB through `env` from its next open on (not owned).
+  void set_env(NodeId id, leveldb::Env* env) { envs_[id] = env; }
 
   bool alive(NodeId id) const { return members_.count(id) && members_.at(id).node; }
   RaftNode& node(NodeId id) { return *members_.at(id).node; }
@@ -269,6 +278,7 @@ class RaftNodeCluster {
   Membership bootstrap_;
   std::map<NodeId, Member> members_;
   std::map<NodeId, uint16_t> ports_;
+  std::map<NodeId, leveldb::Env*> envs_;
 };
 
 // Fast timing for tests: 10 ms ticks, election timeout 100-200 ms.
