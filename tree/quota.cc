@@ -131,7 +131,7 @@ int32_t ZnodeTree::quota_check(std::string_view path, int64_t bytes_diff, int64_
 
 void ZnodeTree::replace_data(ZnodeEntry* e, std::string data) {
   note_update(e);
-  NodeChange change(*this, e);
+  NodeChange change(*this, e, Touches::kMetaAndData);
   data_size_ += static_cast<int64_t>(data.size()) - static_cast<int64_t>(e->second.data.size());
   e->second.data.assign(data);
   e->second.data_null = false;

@@ -62,34 +62,55 @@ void ZnodeTree::fill_stat(const Znode& n, jute::Stat& s) const {
   s.pzxid = n.pzxid;
 }
 
-uint64_t ZnodeTree::node_hash(const ZnodeEntry& e) {
-  // FNV-1a over the fields, then a splitmix64 finish so that sums of hashes spread well.
-  uint64_t h = 0xcbf29ce484222325ULL;
-  auto bytes = [&](const void* p, size_t n) {
+namespace {
+
+// FNV-1a with a splitmix64 finish, so that sums of hashes spread well.
+class NodeHasher {
+ public:
+  void bytes(const void* p, size_t n) {
     const auto* b = static_cast<const unsigned char*>(p);
     for (size_t i = 0; i < n; ++i) {
-      h ^= b[i];
-      h *= 0x100000001b3ULL;
+      h_ ^= b[i];
+      h_ *= 0x100000001b3ULL;
     }
-  };
-  auto u64 = [&](uint64_t v) {
+  }
+  void u64(uint64_t v) {
     unsigned char b[8];
     for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>(v >> (8 * i));
     bytes(b, 8);
-  };
+  }
+  uint64_t finish(uint64_t salt) const {
+    uint64_t h = h_ + salt;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    return h ^ (h >> 31);
+  }
+
+ private:
+  uint64_t h_ = 0xcbf29ce484222325ULL;
+};
+
+}  // namespace
+
+uint64_t ZnodeTree::content_hash(const ZnodeEntry& e) {
+  NodeHasher h;
+  h.u64(e.first.size());
+  h.bytes(e.first.data(), e.first.size());
+  h.u64(e.second.data_null ? ~uint64_t{0} : e.second.data.size());
+  h.bytes(e.second.data.view().data(), e.second.data.size());
+  return h.finish(0x9e3779b97f4a7c15ULL);
+}
+
+uint64_t ZnodeTree::meta_hash(const ZnodeEntry& e) {
+  NodeHasher h;
   const Znode& n = e.second;
-  u64(e.first.size());
-  bytes(e.first.data(), e.first.size());
-  u64(n.data_null ? ~uint64_t{0} : n.data.size());
-  bytes(n.data.view().data(), n.data.size());
-  for (int64_t v : {n.czxid, n.mzxid, n.pzxid, n.ctime, n.mtime, n.owner}) u64(static_cast<uint64_t>(v));
-  for (int32_t v : {n.version, n.cversion, n.aversion}) u64(static_cast<uint32_t>(v));
-  u64(n.acl);
-  u64(static_cast<uint64_t>(n.kind));
-  h += 0x9e3779b97f4a7c15ULL;
-  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-  return h ^ (h >> 31);
+  h.u64(e.first.size());
+  h.bytes(e.first.data(), e.first.size());
+  for (int64_t v : {n.czxid, n.mzxid, n.pzxid, n.ctime, n.mtime, n.owner}) h.u64(static_cast<uint64_t>(v));
+  for (int32_t v : {n.version, n.cversion, n.aversion}) h.u64(static_cast<uint32_t>(v));
+  h.u64(n.acl);
+  h.u64(static_cast<uint64_t>(n.kind));
+  return h.finish(0x632be59bd9b4e019ULL);
 }
 
 int64_t ZnodeTree::size_of(std::string_view path, const Znode& n) {
@@ -142,7 +163,7 @@ ZnodeEntry* ZnodeTree::insert_entry(std::string path, Znode node, ZnodeEntry* pa
   }
   acls_.add_ref(n.acl);
   data_size_ += size_of(key, n);
-  rolling_ += node_hash(*e);
+  rolling_ += content_hash(*e) + meta_hash(*e);
   switch (n.kind) {
     case NodeKind::kEphemeral: ephemerals_[n.owner].insert(key); break;
     case NodeKind::kContainer: containers_.insert(key); break;
@@ -155,7 +176,7 @@ ZnodeEntry* ZnodeTree::insert_entry(std::string path, Znode node, ZnodeEntry* pa
 Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
   std::string_view key = e->first;
   Znode& n = e->second;
-  rolling_ -= node_hash(*e);
+  rolling_ -= content_hash(*e) + meta_hash(*e);
   switch (n.kind) {
     case NodeKind::kEphemeral: {
       auto it = ephemerals_.find(n.owner);
@@ -190,7 +211,7 @@ void ZnodeTree::note_update(ZnodeEntry* e) {
 }
 
 void ZnodeTree::restore_header(ZnodeEntry* e, const Znode& saved) {
-  NodeChange change(*this, e);
+  NodeChange change(*this, e, Touches::kMetaAndData);
   Znode& n = e->second;
   data_size_ += static_cast<int64_t>(saved.data.size()) - static_cast<int64_t>(n.data.size());
   if (n.acl != saved.acl) {

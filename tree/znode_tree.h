@@ -191,19 +191,26 @@ class ZnodeTree {
   void note_update(ZnodeEntry* e);
   void restore_header(ZnodeEntry* e, const Znode& saved);
   // Takes a node's hash out of rolling_ for the scope of an in-place change, and puts the new
-  // one back at its end.
+  // one back at its end. A node's hash is content (path, data) + meta (path, Stat, ACL, kind), so
+  // a change that leaves the data alone (a parent's cversion/pzxid) never rehashes the data.
+  enum class Touches : uint8_t { kMeta, kMetaAndData };
   class NodeChange {
    public:
-    NodeChange(ZnodeTree& t, ZnodeEntry* e) : t_(t), e_(e) { t_.rolling_ -= node_hash(*e_); }
-    ~NodeChange() { t_.rolling_ += node_hash(*e_); }
+    NodeChange(ZnodeTree& t, ZnodeEntry* e, Touches what)
+        : t_(t), e_(e), data_(what == Touches::kMetaAndData) {
+      t_.rolling_ -= meta_hash(*e_) + (data_ ? content_hash(*e_) : 0);
+    }
+    ~NodeChange() { t_.rolling_ += meta_hash(*e_) + (data_ ? content_hash(*e_) : 0); }
     NodeChange(const NodeChange&) = delete;
     NodeChange& operator=(const NodeChange&) = delete;
 
    private:
     ZnodeTree& t_;
     ZnodeEntry* e_;
+    bool data_;
   };
-  static uint64_t node_hash(const ZnodeEntry& e);
+  static uint64_t content_hash(const ZnodeEntry& e);
+  static uint64_t meta_hash(const ZnodeEntry& e);
   void rollback(std::vector<Undo>& log);
   static Znode copy_header(const Znode& n);
   static int64_t size_of(std::string_view path, const Znode& n);

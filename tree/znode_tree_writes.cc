@@ -60,7 +60,7 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
 
   note_update(parent);
   {
-    NodeChange change(*this, parent);
+    NodeChange change(*this, parent, Touches::kMeta);
     p.cversion = wrap_add(p.cversion, 1);
     p.pzxid = ctx.zxid;
   }
@@ -99,7 +99,7 @@ void ZnodeTree::erase_node(const TxnContext& ctx, ZnodeEntry* node, ZnodeEntry* 
                            std::vector<WatchTrigger>& out) {
   note_update(parent);
   {
-    NodeChange change(*this, parent);
+    NodeChange change(*this, parent, Touches::kMeta);
     // Only forward, as DataTree.deleteNode: never let pzxid go back.
     if (ctx.zxid > parent->second.pzxid) parent->second.pzxid = ctx.zxid;
   }
@@ -148,7 +148,7 @@ int32_t ZnodeTree::do_set_data(const TxnContext& ctx, std::string_view path,
   note_update(e);
   const auto old_bytes = static_cast<int64_t>(n.data.size());
   {
-    NodeChange change(*this, e);  // ends before the quota upkeep, which may touch other nodes
+    NodeChange change(*this, e, Touches::kMetaAndData);  // ends before the quota upkeep, which may touch other nodes
     data_size_ += static_cast<int64_t>(data.is_null ? 0 : data.bytes.size()) - old_bytes;
     n.data_null = data.is_null;
     if (data.is_null) {
@@ -205,7 +205,7 @@ int32_t ZnodeTree::set_acl(const TxnContext& ctx, std::string_view path,
     if (version != -1 && version != n.aversion) return err::kBadVersion;
     uint32_t id = acls_.intern(fixed);
     {
-      NodeChange change(*this, e);
+      NodeChange change(*this, e, Touches::kMeta);
       acls_.add_ref(id);
       acls_.release(n.acl);
       n.acl = id;
