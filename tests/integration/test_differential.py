@@ -508,6 +508,19 @@ def run_raw_extended_script(server, T):
     rec("setWatches with a normal xid (Java client style)", *call(101, sw2))
     rec("set /x/c2 (watch from 2nd setWatches fires)", *call(W.OP_SETDATA, P("/x/c2") + W.buffer(b"w") + I(-1)), stat_of)
     rec("create /x/absent (exist watch fires)", *call(W.OP_CREATE, W.create_body("/x/absent", b"")), path_of)
+    # one event per (watcher, path, change) even when several watch kinds match; a change made by
+    # another session reaches this one before the reply to its next request
+    other = W.RawSession(server.host, server.port, timeout_ms=30000)
+    rec("other: create /x/multiwatch", *other.call(W.OP_CREATE, W.create_body("/x/multiwatch", b"")), path_of)
+    rec("getData watch multiwatch", *call(W.OP_GETDATA, P("/x/multiwatch") + W.boolean(True)), lambda d: d.buffer())
+    rec("exists watch multiwatch", *call(W.OP_EXISTS, P("/x/multiwatch") + W.boolean(True)), stat_of)
+    rec("getChildren watch multiwatch", *call(W.OP_GETCHILDREN, P("/x/multiwatch") + W.boolean(True)), strings)
+    rec("exists watch /x/later twice", *call(W.OP_EXISTS, P("/x/later") + W.boolean(True)))
+    rec("exists watch /x/later again", *call(W.OP_EXISTS, P("/x/later") + W.boolean(True)))
+    rec("other: delete /x/multiwatch", *other.call(W.OP_DELETE, P("/x/multiwatch") + I(-1)))
+    rec("other: create /x/later", *other.call(W.OP_CREATE, W.create_body("/x/later", b"")), path_of)
+    rec("next request sees both events first", *call(W.OP_EXISTS, P("/x") + W.boolean(False)), stat_of)
+    other.close_session()
     # digest auth: -4 reply; a second session sees the node's ACL in its digest form
     rec("auth digest", *call(100, I(0) + P("digest") + W.buffer(b"u:p"), xid=-4))
     rec("create with auth ACL", *call(W.OP_CREATE, W.create_body("/x/mine", b"m", acls=[(31, "auth", "")])), path_of)

@@ -207,8 +207,11 @@ class Hostile(unittest.TestCase):
         self.assert_still_serving("noread-closed")
 
     def test_request_over_jute_maxbuffer_closes_connection(self):
-        # a create whose frame exceeds jute.maxbuffer (0xfffff): the server drops the connection
+        # a create whose frame exceeds jute.maxbuffer (0xfffff): the server drops the connection,
+        # but the session survives and can be resumed
         raw = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=10000)
+        err, eph = raw.create("/before-too-big", flags=zkwire.EPHEMERAL)
+        self.assertEqual(err, 0)
         try:
             raw.sock.sendall(zkwire.create_request(1, "/too-big", b"z" * 1_100_000))
         except OSError:
@@ -218,6 +221,11 @@ class Hostile(unittest.TestCase):
         finally:
             raw.abandon()
         self.assertIsNone(self.zk.exists("/too-big"))
+        again = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=10000,
+                                  session_id=raw.session_id, passwd=raw.passwd)
+        self.assertEqual(again.session_id, raw.session_id, "session lost with the oversized frame")
+        self.assertEqual(self.zk.exists(eph).ephemeralOwner, raw.session_id)
+        again.close_session()
         self.assert_still_serving("maxbuffer")
         self.assert_rss_bounded("maxbuffer")
 
