@@ -124,6 +124,7 @@ class Server:
         self.cfg_path = os.path.join(self.dir, "zoo.cfg")
         self.log_path = os.path.join(self.dir, "server.log")
         self.starts = 0
+        self.last_stop_needed_sigkill = False  # set by stop(): SIGTERM was not enough within 10 s
         with _LIVE_LOCK:
             _LIVE.append(self)
 
@@ -237,11 +238,13 @@ class Server:
     def _terminate(self, grace=10.0):
         if self.proc is None:
             return
+        self.last_stop_needed_sigkill = False
         if self.proc.poll() is None:
             try:
                 self.proc.send_signal(signal.SIGTERM)
                 self.proc.wait(timeout=grace)
             except subprocess.TimeoutExpired:
+                self.last_stop_needed_sigkill = True
                 self.proc.kill()
                 self.proc.wait()
             except ProcessLookupError:

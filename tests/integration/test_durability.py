@@ -17,6 +17,7 @@ import zkwire  # noqa: E402
 
 from kazoo.client import KazooClient  # noqa: E402
 from kazoo.exceptions import NoNodeError  # noqa: E402
+from kazoo.protocol.states import KazooState  # noqa: E402
 
 logging.basicConfig(level=logging.CRITICAL)
 
@@ -123,6 +124,30 @@ class Durability(unittest.TestCase):
                 finally:
                     check.stop()
                     check.close()
+
+    def test_graceful_restart_keeps_data_and_sessions(self):
+        with harness.Server(name="graceful") as srv:
+            c = KazooClient(hosts=srv.hosts, timeout=30.0)
+            c.start(timeout=WAIT)
+            try:
+                c.create("/g", b"kept")
+                c.create("/g-eph", ephemeral=True)
+                sid = c.client_id[0]
+                states = []
+                c.add_listener(states.append)
+                srv.stop()  # SIGTERM
+                self.assertFalse(srv.last_stop_needed_sigkill, "server did not exit within 10 s of SIGTERM")
+                self.assertTrue(harness.wait_until(lambda: KazooState.SUSPENDED in states, WAIT))
+                srv.start()
+                # kazoo reconnects into the same session (CONNECTED, never LOST)
+                self.assertTrue(harness.wait_until(lambda: states[-1] == KazooState.CONNECTED, WAIT), states)
+                self.assertNotIn(KazooState.LOST, states)
+                self.assertEqual(c.client_id[0], sid)
+                self.assertEqual(c.retry(c.get, "/g")[0], b"kept")
+                self.assertEqual(c.retry(c.exists, "/g-eph").ephemeralOwner, sid)
+            finally:
+                c.stop()
+                c.close()
 
     def test_sessions_and_ephemerals_survive_kill9_until_timeout(self):
         with harness.Server(name="sessions") as srv:
