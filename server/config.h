@@ -51,6 +51,7 @@ struct Config {
   int32_t max_watches_per_connection = 0;  // distinct watched paths per connection; 0 = unlimited
 
   // 4lw commands allowed on the client port. "*" allows all. ZooKeeper's default is srvr only.
+  // Ask is_whitelisted() (four_letter_words.h), which also applies ZooKeeper's srvr rule.
   std::set<std::string> four_letter_words{"srvr"};
 
   int64_t server_id = 1;                // standalone default; ensembles: myid / server_id
@@ -73,9 +74,6 @@ struct Config {
   bool standalone() const { return servers.size() <= 1; }
   // This server's entry in `servers`, or nullptr.
   const PeerConfig* self() const;
-  bool four_letter_word_allowed(std::string_view cmd) const {
-    return four_letter_words.count("*") != 0 || four_letter_words.count(std::string(cmd)) != 0;
-  }
 };
 
 // Parses our YAML format into cfg (only keys present change cfg). Unknown keys are errors.

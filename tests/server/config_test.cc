@@ -1,4 +1,5 @@
 #include "server/config.h"
+#include "server/four_letter_words.h"
 
 #include <gtest/gtest.h>
 
@@ -69,10 +70,10 @@ TEST(Config, ZooKeeperDefaults) {
   EXPECT_TRUE(c.fsync);
   EXPECT_EQ(c.snap_count, 100000);
   EXPECT_TRUE(c.standalone());
-  EXPECT_TRUE(c.four_letter_word_allowed("srvr"));
-  EXPECT_FALSE(c.four_letter_word_allowed("ruok"));
+  EXPECT_TRUE(is_whitelisted("srvr", c));
+  EXPECT_FALSE(is_whitelisted("ruok", c));
   c.four_letter_words = {"*"};
-  EXPECT_TRUE(c.four_letter_word_allowed("ruok"));
+  EXPECT_TRUE(is_whitelisted("ruok", c));
 }
 
 TEST(Config, SessionTimeoutBoundsFollowTickUnlessSet) {
@@ -190,8 +191,8 @@ TEST(ZooCfg, WhitelistStar) {
   Config c;
   std::string err;
   ASSERT_TRUE(parse_zoo_cfg("4lw.commands.whitelist=*\n", c, &err)) << err;
-  EXPECT_TRUE(c.four_letter_word_allowed("mntr"));
-  EXPECT_TRUE(c.four_letter_word_allowed("wchp"));
+  EXPECT_TRUE(is_whitelisted("mntr", c));
+  EXPECT_TRUE(is_whitelisted("wchp", c));
 }
 
 TEST(ZooCfg, ServerLines) {
@@ -242,7 +243,7 @@ TEST(ZooCfg, ExampleFileParses) {
   EXPECT_EQ(c.client_port, 2181);
   EXPECT_EQ(c.client_address, "127.0.0.1");
   EXPECT_EQ(c.data_dir, ".data/zoo-standalone");
-  EXPECT_TRUE(c.four_letter_word_allowed("ruok"));
+  EXPECT_TRUE(is_whitelisted("ruok", c));
   EXPECT_TRUE(validate_config(c, &err)) << err;
 }
 
@@ -321,7 +322,7 @@ TEST(YamlConfig, WhitelistForms) {
   Config c;
   std::string err;
   ASSERT_TRUE(parse_yaml_config("four_letter_words: \"*\"\n", c, &err)) << err;
-  EXPECT_TRUE(c.four_letter_word_allowed("dump"));
+  EXPECT_TRUE(is_whitelisted("dump", c));
   ASSERT_TRUE(parse_yaml_config("four_letter_words: srvr,stat\n", c, &err)) << err;
   EXPECT_EQ(c.four_letter_words, (std::set<std::string>{"srvr", "stat"}));
   ASSERT_TRUE(parse_yaml_config("four_letter_words: []\n", c, &err)) << err;
