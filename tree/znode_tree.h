@@ -10,7 +10,11 @@
 // Results are ZooKeeper error codes (jute::err). The checks and their order follow Apache
 // ZooKeeper 3.9's PrepRequestProcessor / DataTree / FinalRequestProcessor; each call's comment
 // lists its order. Not checked here (the server's job): session validity, TTL nodes being enabled
-// (kUnimplemented when zookeeper.extendedTypesEnabled is off), quotas, read-only mode.
+// (kUnimplemented when zookeeper.extendedTypesEnabled is off), read-only mode. Quota stats nodes
+// (/zookeeper/quota/<path>/zookeeper_stats) are kept current as in ZooKeeper; hard quota limits
+// refuse changes only with Options::enforce_quota.
+//
+// Triggers carry the ACL of the node they name (see WatchTrigger) for the READ filter on delivery.
 //
 // Not thread-safe: one thread (the apply thread) owns the tree.
 
@@ -66,7 +70,8 @@ class ZnodeTree {
   // kNoNode, then READ or ADMIN. Without ADMIN, digest ids come back masked as "user:x".
   int32_t get_acl(std::string_view path, const std::vector<jute::Id>& auth,
                   std::vector<jute::ACL>& acl, jute::Stat& stat) const;
-  // kNoNode, then READ. Counts all descendants (for "/" that includes /zookeeper/**).
+  // kNoNode, then READ. Counts all descendants (for "/" that includes /zookeeper/**; for "" one
+  // more, ZooKeeper's count of its "/" alias key).
   int32_t get_all_children_number(std::string_view path, const std::vector<jute::Id>& auth,
                                   int32_t& n) const;
   // The standalone check op: kBadArguments (path), kNoNode, READ, kBadVersion (-1 = any).
@@ -87,7 +92,8 @@ class ZnodeTree {
   // 0 < ttl <= kMaxTtlMs, others ttl < 0) -> path has a '/' and no NUL (kBadArguments) -> ACL
   // fixup (kInvalidAcl) -> parent exists (kNoNode) -> CREATE on parent (kNoAuth) -> sequential
   // suffix -> full path validation (kBadArguments) -> exists (kNodeExists) -> parent ephemeral
-  // (kNoChildrenForEphemerals). Triggers: NodeCreated(path), NodeChildrenChanged(parent).
+  // (kNoChildrenForEphemerals) -> hard quota (kQuotaExceeded, only with enforce_quota).
+  // Triggers: NodeCreated(path), NodeChildrenChanged(parent).
   int32_t create(const TxnContext& ctx, std::string_view path, const jute::Buffer& data,
                  const std::vector<jute::ACL>& acl, int32_t mode, int64_t ttl,
                  std::string& created_path, jute::Stat* stat, std::vector<WatchTrigger>& out);
@@ -96,8 +102,9 @@ class ZnodeTree {
   // (kNotEmpty). Triggers: NodeDeleted(path), NodeChildrenChanged(parent).
   int32_t remove(const TxnContext& ctx, std::string_view path, int32_t version,
                  std::vector<WatchTrigger>& out);
-  // Order: path valid (kBadArguments) -> exists (kNoNode) -> WRITE (kNoAuth) -> version
-  // (kBadVersion). Trigger: NodeDataChanged(path).
+  // Order: path valid (kBadArguments) -> exists (kNoNode) -> WRITE (kNoAuth) -> hard quota
+  // (kQuotaExceeded, only with enforce_quota) -> version (kBadVersion). Null data stays null.
+  // Trigger: NodeDataChanged(path).
   int32_t set_data(const TxnContext& ctx, std::string_view path, const jute::Buffer& data,
                    int32_t version, jute::Stat& stat, std::vector<WatchTrigger>& out);
   // Order: path valid (kBadArguments) -> ACL fixup (kInvalidAcl) -> exists (kNoNode) -> ADMIN
@@ -135,7 +142,8 @@ class ZnodeTree {
   int64_t last_zxid() const { return last_zxid_; }
 
   // ---- Snapshot. ----
-  // Writes the whole state (nodes with all counters, ACL table, last zxid).
+  // Writes the whole state (nodes with all counters, child order, ACL table, quota paths,
+  // last zxid).
   void serialize(jute::Writer& w) const;
   // Replaces the contents with a serialized state. Bounded by the reader; returns false (and
   // leaves the tree unchanged) on malformed or inconsistent input.
