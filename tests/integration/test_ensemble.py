@@ -15,6 +15,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+from ensemble import Ensemble  # noqa: E402
 
 from kazoo.client import KazooClient  # noqa: E402
 from kazoo.exceptions import NoNodeError  # noqa: E402
@@ -40,9 +41,9 @@ def stop(*clients):
             pass
 
 
-class Ensemble(unittest.TestCase):
+class EnsembleSuite(unittest.TestCase):
     def test_one_leader_and_writes_visible_everywhere(self):
-        with harness.Ensemble(3, name="vis") as ens:
+        with Ensemble(3, name="vis") as ens:
             modes = sorted(ens.mode(m) for m in ens.members)
             self.assertEqual(modes, ["follower", "follower", "leader"])
             per_member = [connect(m.hosts) for m in ens.members]
@@ -62,7 +63,7 @@ class Ensemble(unittest.TestCase):
                 stop(*per_member)
 
     def test_leader_kill9_loses_no_acknowledged_write(self):
-        with harness.Ensemble(3, name="kill") as ens:
+        with Ensemble(3, name="kill") as ens:
             old = ens.leader()
             self.assertIsNotNone(old, "no leader")
             setup = connect(ens.hosts)
@@ -128,7 +129,7 @@ class Ensemble(unittest.TestCase):
                 stop(owner, setup, *checks)
 
     def test_watch_fires_for_write_on_another_member_and_session_moves(self):
-        with harness.Ensemble(3, name="move") as ens:
+        with Ensemble(3, name="move") as ens:
             a, b, c = ens.members
             watcher = connect(a.hosts)
             writer = connect(b.hosts)
@@ -162,7 +163,7 @@ class Ensemble(unittest.TestCase):
                 stop(mover)
 
     def test_minority_cannot_write(self):
-        with harness.Ensemble(3, name="minority") as ens:
+        with Ensemble(3, name="minority") as ens:
             survivor = ens.members[0]
             for m in ens.members[1:]:
                 m.kill9()

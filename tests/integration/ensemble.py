@@ -1,0 +1,59 @@
+"""An ensemble of servers of one kind (zkraft or Apache ZooKeeper) for integration tests."""
+
+from harness import Server, ServerStartError, free_port, target_kind
+
+
+class Ensemble:
+    """n servers of one kind forming a quorum (server.N lines, dataDir/myid), on 127.0.0.1 with
+    ports found by binding port 0. zoo.cfg of member i: its own clientPort, dataDir, and
+    `server.j=127.0.0.1:<peer>:<election>;127.0.0.1:<client>` for every member j."""
+
+    def __init__(self, n=3, kind=None, name="ens", **server_kw):
+        self.kind = kind or target_kind()
+        ports = [(free_port(), free_port(), free_port()) for _ in range(n)]
+        lines = {"server.%d" % (i + 1): "127.0.0.1:%d:%d;127.0.0.1:%d" % (peer, elect, client)
+                 for i, (client, peer, elect) in enumerate(ports)}
+        lines.update({"initLimit": 10, "syncLimit": 5})
+        self.members = [Server(kind=self.kind, name="%s%d" % (name, i + 1), port=ports[i][0], myid=i + 1,
+                               extra_cfg=lines, **server_kw) for i in range(n)]
+
+    @property
+    def hosts(self):
+        return ",".join(m.hosts for m in self.members)
+
+    def start(self, timeout=60.0):
+        for m in self.members:
+            if not m.running():
+                m.launch()
+        for m in self.members:
+            if not m.wait_serving(timeout):
+                raise ServerStartError("ensemble member %s did not start serving\n%s" % (m.hosts, m.log_tail(20)))
+        return self
+
+    def mode(self, member):
+        """'leader', 'follower', ... from srvr's Mode line ('' if it does not answer)."""
+        for line in member.four_letter("srvr").splitlines():
+            if line.startswith("Mode: "):
+                return line[6:].strip()
+        return ""
+
+    def leader(self):
+        for m in self.members:
+            if m.running() and self.mode(m) == "leader":
+                return m
+        return None
+
+    def close(self):
+        for m in self.members:
+            m.close()
+
+    def __enter__(self):
+        try:
+            return self.start()
+        except BaseException:
+            self.close()
+            raise
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
