@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -16,11 +17,14 @@ import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ClientInfo;
 import org.apache.zookeeper.data.Stat;
 
 /**
  * The plain ZooKeeper Java client (3.8) against one server: CRUD (create with a Stat goes out as
- * create2), one-shot watches, multi (success and an atomic failure with per-op codes).
+ * create2), one-shot watches, multi (success and an atomic failure with per-op codes), and the
+ * 3.6+ API (getEphemerals, getAllChildrenNumber, whoAmI, read-only multi, addWatch recursive,
+ * removeAllWatches).
  * Usage: java ZkClientTest host:port. Exits 0 only if every check passed.
  */
 public final class ZkClientTest {
@@ -91,6 +95,7 @@ public final class ZkClientTest {
             crud(zk);
             watches(zk, hosts);
             multi(zk);
+            newerApi(zk);
         } catch (Throwable t) {
             t.printStackTrace(System.out);
             failures.add("exception: " + t);
@@ -183,6 +188,72 @@ public final class ZkClientTest {
         } finally {
             other.close();
         }
+        zk.delete(p, -1);
+    }
+
+    static void newerApi(ZooKeeper zk) throws Exception {
+        String p = "/java-new";
+        zk.create(p, b("n"), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        zk.create(p + "/a", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+        zk.create(p + "/b", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        zk.create(p + "/b/c", b("c"), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        checkEq(Arrays.asList(p + "/a"), zk.getEphemerals(p), "getEphemerals(prefix)");
+        check(zk.getEphemerals().contains(p + "/a"), "getEphemerals() has our ephemeral");
+        checkEq(3, zk.getAllChildrenNumber(p), "getAllChildrenNumber");
+        boolean ip = false;
+        for (ClientInfo ci : zk.whoAmI()) {
+            ip |= "ip".equals(ci.getAuthScheme()) && "127.0.0.1".equals(ci.getUser());
+        }
+        check(ip, "whoAmI reports ip 127.0.0.1");
+
+        List<OpResult> rs = zk.multi(Arrays.asList(Op.getData(p), Op.getChildren(p), Op.getData(p + "/missing")));
+        checkEq(3, rs.size(), "read multi size");
+        check(rs.get(0) instanceof OpResult.GetDataResult
+              && "n".equals(new String(((OpResult.GetDataResult) rs.get(0)).getData(), StandardCharsets.UTF_8)),
+              "read multi getData: " + rs.get(0));
+        if (rs.get(1) instanceof OpResult.GetChildrenResult) {
+            List<String> kids = new ArrayList<>(((OpResult.GetChildrenResult) rs.get(1)).getChildren());
+            Collections.sort(kids);
+            checkEq(Arrays.asList("a", "b"), kids, "read multi getChildren");
+        } else {
+            check(false, "read multi getChildren result type: " + rs.get(1));
+        }
+        check(rs.get(2) instanceof OpResult.ErrorResult
+              && ((OpResult.ErrorResult) rs.get(2)).getErr() == KeeperException.Code.NONODE.intValue(),
+              "read multi missing node is an ErrorResult(-101): " + rs.get(2));
+
+        BlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
+        Watcher w = e -> {
+            if (e.getType() != Watcher.Event.EventType.None) {
+                events.add(e);
+            }
+        };
+        zk.addWatch(p + "/b", w, AddWatchMode.PERSISTENT_RECURSIVE);
+        zk.create(p + "/b/d", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        zk.setData(p + "/b/c", b("c2"), -1);
+        zk.delete(p + "/b/d", -1);
+        String[] want = {"NodeCreated " + p + "/b/d", "NodeDataChanged " + p + "/b/c", "NodeDeleted " + p + "/b/d"};
+        for (String wnt : want) {
+            WatchedEvent e = events.poll(15, TimeUnit.SECONDS);
+            checkEq(wnt, e == null ? null : e.getType() + " " + e.getPath(), "recursive watch event");
+        }
+        zk.removeAllWatches(p + "/b", Watcher.WatcherType.Any, false);
+        zk.setData(p + "/b/c", b("c3"), -1);
+        zk.sync(p, null, null);
+        zk.exists(p, false);
+        // the client tells the watcher it was removed (PersistentWatchRemoved, a client-side
+        // event); after that, no node event may arrive
+        WatchedEvent left = events.poll(500, TimeUnit.MILLISECONDS);
+        while (left != null && left.getType().name().endsWith("WatchRemoved")) {
+            left = events.poll(500, TimeUnit.MILLISECONDS);
+        }
+        check(left == null, "no node events after removeAllWatches, got " + left);
+        checkEq(KeeperException.Code.NOWATCHER.intValue(),
+                code(wrap(() -> zk.removeAllWatches(p + "/b", Watcher.WatcherType.Any, false))),
+                "removeAllWatches with none left");
+        zk.delete(p + "/b/c", -1);
+        zk.delete(p + "/b", -1);
+        zk.delete(p + "/a", -1);
         zk.delete(p, -1);
     }
 
