@@ -53,7 +53,6 @@ RaftNode::RaftNode(asio::io_context& io, RaftNodeOptions options, RaftApplicatio
       app_(app),
       alive_(std::make_shared<Alive>()),
       ticker_(io),
-      failover_timer_(io),
       rng_(seed_for(options_.id)) {}
 
 RaftNode::~RaftNode() {
@@ -160,7 +159,6 @@ void RaftNode::stop() {
   if (stopped_) return;
   stopped_ = true;
   ticker_.cancel();
-  failover_timer_.cancel();
   if (transport_) transport_->stop();
   // Finishes what was queued; its completions are posted and then ignored (stopped_).
   if (log_) log_->stop();
@@ -215,41 +213,12 @@ void RaftNode::on_transport_message(NodeId from, std::string payload) {
   }
 }
 
-// Fast failover. A broken connection to the leader means it probably died, but every survivor
-// learns that at about the same moment, and if they all campaigned at once their votes would
-// split (each votes for itself) and the election would wait out a full randomized timeout.
-// Leader lease makes things worse: a follower still inside its lease refuses pre-votes. So the
-// surviving voters go one after another, rank r (by id among the voters other than the lost
-// leader) at r * failover_stagger_ticks: each pre-vote drops its sender's lease, so the voter
-// whose turn comes once a quorum-minus-one of others already stepped out of their lease wins
-// the pre-vote and the election without any competitor (3 servers: the second survivor, after
-// one stagger). If the leader is in fact alive, the pre-votes are refused and nothing changes.
 void RaftNode::on_peer_down(NodeId peer) {
-  if (stopped_ || !core_ || options_.failover_stagger_ticks <= 0) return;
-  if (peer == options_.id || peer != core_->leader() || failover_leader_ == peer) return;
-  const Membership& m = core_->membership();
-  if (!is_voter(m, options_.id)) return;
-  int rank = 0;
-  for (NodeId v : m.voters) {
-    if (v != peer && v < options_.id) ++rank;
-  }
-  failover_leader_ = peer;
-  const auto delay = std::chrono::milliseconds(static_cast<int64_t>(rank) * options_.failover_stagger_ticks *
-                                               options_.tick_ms);
-  spdlog::info("raft node {}: connection to leader {} broke, pre-vote in {} ms", options_.id, peer, delay.count());
-  failover_timer_.expires_after(delay);
-  failover_timer_.async_wait([this, alive = alive_](boost::system::error_code ec) {
-    if (ec || !alive->alive) return;
-    on_failover_timer();
-  });
-}
-
-void RaftNode::on_failover_timer() {
-  const NodeId lost = failover_leader_;
-  failover_leader_ = 0;
-  if (stopped_) return;
-  // Only if we still follow the leader we lost (not if a new one was found meanwhile).
-  if (core_->leader() != lost) return;
+  if (stopped_ || !core_ || !options_.fast_failover) return;
+  // The transport reports each direction of a connection separately; the core ignores the second
+  // call (it no longer follows that leader).
+  if (peer == options_.id || peer != core_->leader()) return;
+  spdlog::info("raft node {}: connection to leader {} broke", options_.id, peer);
   core_->broken_leader_connection();
   after_input();
 }

@@ -80,10 +80,10 @@ struct RaftNodeOptions {
   uint64_t keep_tail = 5000;         // entries kept behind a snapshot for slow followers
   std::string cluster_name;          // peers with a different non-empty name are refused
   uint32_t max_message_bytes = 64u << 20;  // largest transport payload
-  // Fast failover: when the connection to the leader breaks, the remaining voters start a
-  // pre-vote one after another, in id order, this many ticks apart (see on_peer_down in
-  // raft_node.cc). Must exceed a network round trip; 0 disables the fast path.
-  int failover_stagger_ticks = 2;
+  // Fast failover: when the transport reports the connection to the leader broken, tell the core
+  // (RaftCore::broken_leader_connection: it drops the leader's lease and campaigns, staggered by
+  // id so that survivors do not split their votes). false: wait for the election timeout.
+  bool fast_failover = true;
   // LevelDB tuning and test hooks (e.g. a fault-injecting Env); defaults suit a server.
   StorageOptions storage;
 };
@@ -172,7 +172,6 @@ class RaftNode {
   void on_tick();
   void on_transport_message(NodeId from, std::string payload);
   void on_peer_down(NodeId peer);
-  void on_failover_timer();
   // After any input: process a Ready if none is in flight, report leader changes.
   void after_input();
   void pump();
@@ -192,8 +191,6 @@ class RaftNode {
   std::unique_ptr<PeerTransport> transport_;
   std::unique_ptr<RaftCore> core_;
   boost::asio::steady_timer ticker_;
-  boost::asio::steady_timer failover_timer_;
-  NodeId failover_leader_ = 0;  // the leader whose connection broke, while failover_timer_ runs
   std::mt19937_64 rng_;
 
   bool opened_ = false;
