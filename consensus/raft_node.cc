@@ -388,8 +388,9 @@ void RaftNode::maybe_snapshot() {
   std::string data = app_.take_snapshot();
   if (stopped_) return;
   SnapshotMeta meta = core_->snapshot_taken(index, data);
-  last_snapshot_index_ = std::max(last_snapshot_index_, meta.index);
-  if (meta.index != index) return;  // the core already holds a newer snapshot (from the leader)
+  // Counted as taken even if the core declined it, so a refusal cannot cause a snapshot per Ready.
+  last_snapshot_index_ = std::max({last_snapshot_index_, meta.index, index});
+  if (meta.index != index) return;  // the core holds a newer snapshot already (from the leader)
   const Index compact_to = meta.index > options_.keep_tail ? meta.index - options_.keep_tail : 0;
   spdlog::info("raft node {}: snapshot at index {} ({} bytes), compacting through {}", options_.id, meta.index,
                data.size(), compact_to);
