@@ -4,6 +4,10 @@
  * get_children (plus a child watch), delete, multi.
  *
  * Usage: c_client_test host:port   (run by test_c_client.py, which starts the server)
+ *        c_client_test host:port --restart
+ *          session and watches across a server restart: prints READY, waits for a line on stdin
+ *          (the driver restarts the server meanwhile), then checks that the client reconnected
+ *          into the same session and that its watches (re-sent with SetWatches) still fire.
  * Prints one line per failed check and a final "N passed, M failed"; exits 0 only if all passed.
  */
 #include <zookeeper/zookeeper.h>
@@ -33,6 +37,7 @@ static int failed;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int connected;
+static int connects; /* how many times the session reached ZOO_CONNECTED_STATE */
 #define MAX_EVENTS 16
 static struct {
     int type;
@@ -46,6 +51,7 @@ static void watcher(zhandle_t *zh, int type, int state, const char *path, void *
     pthread_mutex_lock(&mu);
     if (type == ZOO_SESSION_EVENT) {
         connected = (state == ZOO_CONNECTED_STATE);
+        if (connected) connects++;
     } else if (n_events < MAX_EVENTS) {
         events[n_events].type = type;
         snprintf(events[n_events].path, sizeof events[n_events].path, "%s", path ? path : "");
@@ -83,9 +89,88 @@ static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Waits up to `seconds` for the session to have connected at least `n` times; 1 if it did. */
+static int wait_connects(int n, int seconds) {
+    struct timespec ts;
+    deadline_in(&ts, seconds);
+    pthread_mutex_lock(&mu);
+    while (!(connected && connects >= n)) {
+        if (pthread_cond_timedwait(&cv, &mu, &ts) != 0) break;
+    }
+    int ok = connected && connects >= n;
+    pthread_mutex_unlock(&mu);
+    return ok;
+}
+
+static void ignore_events(zhandle_t *zh, int type, int state, const char *path, void *ctx) {
+    (void)zh; (void)type; (void)state; (void)path; (void)ctx;
+}
+
+static int restart_check(const char *hosts) {
+    zhandle_t *zh = zookeeper_init(hosts, watcher, 30000, NULL, NULL, 0);
+    CHECK(zh != NULL && wait_connects(1, 20), "connected");
+    if (!zh) return 1;
+    char buf[256];
+    struct Stat st;
+    struct String_vector kids;
+    CHECK(zoo_create(zh, "/c-restart", "0", 1, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, buf, sizeof buf) == ZOK,
+          "create /c-restart");
+    CHECK(zoo_create(zh, "/c-restart/eph", NULL, -1, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, buf, sizeof buf) == ZOK,
+          "create ephemeral");
+    CHECK(zoo_exists(zh, "/c-restart", 1, &st) == ZOK, "exists with watch");
+    CHECK(zoo_get_children(zh, "/c-restart", 1, &kids) == ZOK, "get_children with watch");
+    deallocate_String_vector(&kids);
+    int64_t session = zoo_client_id(zh)->client_id;
+
+    printf("READY\n");
+    fflush(stdout);
+    char line[64];
+    CHECK(fgets(line, sizeof line, stdin) != NULL, "driver answered");
+
+    CHECK(wait_connects(2, 30), "reconnected after the restart");
+    CHECK(zoo_client_id(zh)->client_id == session, "same session after the restart");
+    CHECK(zoo_exists(zh, "/c-restart/eph", 0, &st) == ZOK && st.ephemeralOwner == session,
+          "own ephemeral survived the restart");
+
+    zhandle_t *other = zookeeper_init(hosts, ignore_events, 30000, NULL, NULL, 0);
+    int rc = ZCONNECTIONLOSS;
+    for (int i = 0; i < 100 && rc == ZCONNECTIONLOSS; i++) { /* until it has connected */
+        rc = zoo_set(other, "/c-restart", "1", 1, -1);
+        if (rc == ZCONNECTIONLOSS || rc == ZINVALIDSTATE) {
+            rc = ZCONNECTIONLOSS;
+            struct timespec pause = {0, 100 * 1000 * 1000};
+            nanosleep(&pause, NULL);
+        }
+    }
+    CHECK(rc == ZOK, "other client set rc=%d", rc);
+    rc = zoo_create(other, "/c-restart/new", NULL, -1, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, buf, sizeof buf);
+    CHECK(rc == ZOK, "other client create rc=%d", rc);
+    zookeeper_close(other);
+
+    int saw_changed = 0, saw_child = 0;
+    for (int i = 0; i < 2; i++) {
+        char path[256];
+        int type = next_event(path, sizeof path);
+        if (type == ZOO_CHANGED_EVENT && strcmp(path, "/c-restart") == 0) saw_changed = 1;
+        if (type == ZOO_CHILD_EVENT && strcmp(path, "/c-restart") == 0) saw_child = 1;
+    }
+    CHECK(saw_changed, "data watch set before the restart fired");
+    CHECK(saw_child, "child watch set before the restart fired");
+    zoo_delete(zh, "/c-restart/new", -1);
+    zoo_delete(zh, "/c-restart/eph", -1);
+    zoo_delete(zh, "/c-restart", -1);
+    zookeeper_close(zh);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[2], "--restart") == 0) {
+        zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
+        return restart_check(argv[1]);
+    }
     if (argc != 2) {
-        fprintf(stderr, "usage: %s host:port\n", argv[0]);
+        fprintf(stderr, "usage: %s host:port [--restart]\n", argv[0]);
         return 2;
     }
     zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);

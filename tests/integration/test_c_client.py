@@ -39,6 +39,29 @@ class CClient(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr[-3000:])
             self.assertRegex(r.stdout, r"\d+ passed, 0 failed")
 
+    def test_c_client_session_and_watches_survive_restart(self):
+        with harness.Server(name="cclient-restart") as srv:
+            p = subprocess.Popen([self.binary, srv.hosts, "--restart"], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            out = []
+            try:
+                for line in p.stdout:
+                    out.append(line)
+                    if line.strip() == "READY":
+                        break
+                self.assertIn("READY\n", out, "".join(out))
+                srv.restart(hard=True)  # SIGKILL, then start on the same dataDir and port
+                rest, _ = p.communicate("go\n", timeout=90)
+                out.append(rest)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            text = "".join(out)
+            print(text.rstrip())
+            self.assertEqual(p.returncode, 0, text[-3000:])
+            self.assertRegex(text, r"\d+ passed, 0 failed")
+
 
 if __name__ == "__main__":
     harness.run_suite()
