@@ -89,7 +89,10 @@ SeedResult run_random_seed(uint64_t seed, const RandomRunOptions& ro) {
       NodeId a = pick(rng, ids), b = pick(rng, ids);
       if (a != b) c.block(a, b);
     } else if (r < 48) {
-      c.crash(pick(rng, ids));
+      // Prefer a node in the middle of a write: that is where durability bugs hide.
+      std::vector<NodeId> writing;
+      for (NodeId id : ids) if (c.write_in_flight(id)) writing.push_back(id);
+      c.crash(!writing.empty() && rng.chance(700) ? pick(rng, writing) : pick(rng, ids));
     } else if (r < 68) {
       NodeId id = pick(rng, ids);
       if (!c.is_up(id)) c.restart(id);

@@ -74,6 +74,8 @@ class SimCluster {
   void crash(NodeId id);
   void restart(NodeId id);
   bool is_up(NodeId id) const { return nodes_.at(id).up; }
+  // Whether the node has a write in flight (a crash now loses or tears it).
+  bool write_in_flight(NodeId id) const { return nodes_.at(id).up && nodes_.at(id).inflight.has_value(); }
   void set_loss(uint64_t per_mille) { opt_.loss_per_mille = per_mille; }
   void set_dup(uint64_t per_mille) { opt_.dup_per_mille = per_mille; }
   void set_slow(uint64_t per_mille) { opt_.slow_per_mille = per_mille; }
