@@ -6,45 +6,45 @@
 namespace zkraft::server {
 
 std::unique_ptr<LocalLog> LocalLog::open(boost::asio::io_context& io, const std::string& dir,
-                                         bool fsync, std::string* error) {
+                                         uint64_t server_id, bool fsync, std::string* error) {
   consensus::StorageOptions options;
   auto storage = consensus::LogStorage::open(dir, options, error);
   if (!storage) return nullptr;
   consensus::GroupCommitOptions gc;
   gc.sync = fsync;
   auto log = std::make_unique<consensus::GroupCommitLog>(std::move(storage), gc);
-  return std::unique_ptr<LocalLog>(new LocalLog(io, std::move(log)));
+  return std::unique_ptr<LocalLog>(new LocalLog(io, std::move(log), server_id));
 }
 
-LocalLog::LocalLog(boost::asio::io_context& io, std::unique_ptr<consensus::GroupCommitLog> log)
-    : io_(io), log_(std::move(log)) {}
+LocalLog::LocalLog(boost::asio::io_context& io, std::unique_ptr<consensus::GroupCommitLog> log,
+                   uint64_t server_id)
+    : io_(io), log_(std::move(log)), server_id_(server_id) {}
 
 LocalLog::~LocalLog() { stop(); }
 
-uint64_t LocalLog::recover(const ApplyFn& apply) {
+bool LocalLog::start(Callbacks callbacks, std::string* error) {
+  cb_ = std::move(callbacks);
+  // Everything in the log was fsynced before it was acknowledged: replay all of it.
   auto& storage = log_->storage();
   consensus::Index lo = storage.first_index(), hi = storage.last_index();
-  for (consensus::Index i = lo; i <= hi && hi > 0;) {
+  for (consensus::Index i = lo; hi > 0 && i <= hi;) {
     std::vector<consensus::Entry> entries;
     auto st = storage.entries(i, hi + 1, 64 << 20, &entries);
     if (!st.is_ok() || entries.empty()) {
-      spdlog::critical("log recovery: cannot read entry {}: {}", i, st.to_string());
-      std::abort();
+      *error = "cannot read log entry " + std::to_string(i) + ": " + st.to_string();
+      return false;
     }
-    for (const auto& e : entries) apply(e.index, e.data);
+    for (const auto& e : entries) cb_.apply(e.index, e.data);
     i = entries.back().index + 1;
   }
   next_index_ = hi + 1;
-  return hi;
-}
-
-void LocalLog::start(ApplyFn apply) {
-  apply_ = std::move(apply);
+  committed_ = hi;
   log_->start();
+  if (cb_.leader_changed) cb_.leader_changed(server_id_, true);
+  return true;
 }
 
 bool LocalLog::propose(std::string data) {
-  if (failed_) return false;
   consensus::Entry e;
   e.term = 1;
   e.index = next_index_++;
@@ -59,12 +59,21 @@ bool LocalLog::propose(std::string data) {
   return true;
 }
 
+bool LocalLog::read_index(uint64_t context) {
+  // Alone, this server's proposals are the whole history: the read point is the last proposal.
+  uint64_t index = next_index_ - 1;
+  boost::asio::post(io_, [this, context, index, alive = alive_] {
+    if (*alive && cb_.read_ready) cb_.read_ready(context, index);
+  });
+  return true;
+}
+
 void LocalLog::flush() {
   flush_posted_ = false;
   if (batch_.empty()) return;
   auto entries = std::make_shared<std::vector<consensus::Entry>>(std::move(batch_));
   batch_.clear();
-  std::vector<consensus::Entry> copy = *entries;  // the storage keeps its own; we apply ours
+  std::vector<consensus::Entry> copy = *entries;  // the storage thread consumes its own copy
   log_->submit(std::move(copy), std::nullopt,
                [this, entries, alive = alive_](consensus::Status st) {
                  // Storage thread: hop back to the io thread, where all server state lives.
@@ -72,14 +81,24 @@ void LocalLog::flush() {
                    if (!*alive) return;
                    if (!st.is_ok()) {
                      // An entry we cannot make durable must never be acknowledged; there is no
-                     // safe way to continue serving writes.
+                     // safe way to go on serving writes.
                      spdlog::critical("log write failed: {}; stopping", st.to_string());
-                     failed_ = true;
                      std::abort();
                    }
-                   for (const auto& e : *entries) apply_(e.index, e.data);
+                   for (const auto& e : *entries) {
+                     committed_ = e.index;
+                     cb_.apply(e.index, e.data);
+                   }
                  });
                });
+}
+
+ReplicationStatus LocalLog::replication_status() const {
+  ReplicationStatus s;
+  s.mode = "standalone";
+  s.leader_id = server_id_;
+  s.commit_index = committed_;
+  return s;
 }
 
 void LocalLog::stop() {

@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
 
   boost::asio::io_context io;
   auto log = LocalLog::open(io, (std::filesystem::path(config.data_dir) / "log").string(),
-                            config.fsync, &error);
+                            static_cast<uint64_t>(config.server_id), config.fsync, &error);
   if (!log) {
     spdlog::critical("cannot open the log in {}: {}", config.data_dir, error);
     return 1;

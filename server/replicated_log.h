@@ -1,31 +1,59 @@
 #pragma once
-// What the server needs from the log: propose an entry, and learn in log order which entries are
-// committed (durable on a majority). The standalone server uses a one-node log (LocalLog); the
-// ensemble uses Raft behind the same interface.
+// What the ZooKeeper front end needs from the log beneath it. The standalone server uses a
+// one-node log (LocalLog: durable = committed); an ensemble uses Raft (RaftLog) behind the same
+// interface. Every callback runs on the server's io thread.
 
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace zkraft::server {
 
+// Cluster figures for srvr/mntr (ZooKeeper's leader-only keys).
+struct ReplicationStatus {
+  std::string mode = "standalone";  // standalone | leader | follower | observer
+  uint64_t leader_id = 0;
+  int64_t learners = 0;             // zk_learners: followers + observers
+  int64_t synced_followers = 0;     // zk_synced_followers
+  int64_t synced_observers = 0;     // zk_synced_non_voting_followers
+  int64_t quorum_size = 1;
+  uint64_t term = 0;
+  uint64_t commit_index = 0;
+};
+
 class ReplicatedLog {
  public:
-  // Called on the server's io thread, once per committed entry, in index order.
-  using ApplyFn = std::function<void(uint64_t index, std::string_view data)>;
+  struct Callbacks {
+    // Each committed entry, once, in index order. Empty data: a log no-op (advances the zxid).
+    std::function<void(uint64_t index, std::string_view data)> apply;
+    // The application state as of the last applied entry, and its inverse.
+    std::function<std::string()> take_snapshot;
+    std::function<void(uint64_t index, std::string_view data)> restore_snapshot;
+    // The leader changed (0: none known now).
+    std::function<void(uint64_t leader, bool self)> leader_changed;
+    // A read point for read_index(context): answer once applied >= index.
+    std::function<void(uint64_t context, uint64_t index)> read_ready;
+    // A payload another server sent with send().
+    std::function<void(uint64_t from, std::string payload)> message;
+  };
 
   virtual ~ReplicatedLog() = default;
-  // Replays every committed entry already in the log (start-up); returns the last index.
-  virtual uint64_t recover(const ApplyFn& apply) = 0;
-  // Starts delivering newly committed entries to `apply`.
-  virtual void start(ApplyFn apply) = 0;
-  // Appends an entry; it reaches `apply` once committed. False if this server cannot accept
-  // writes now (not the leader, storage failed): the caller answers the client with an error.
-  virtual bool propose(std::string data) = 0;
+  // Recovers what is durable (snapshot and log, replayed through the callbacks) and starts.
+  virtual bool start(Callbacks callbacks, std::string* error) = 0;
   virtual void stop() = 0;
-
-  // For 4lw/metrics.
+  // Appends an entry if this server leads. False otherwise: the caller forwards to leader().
+  virtual bool propose(std::string data) = 0;
+  // Asks for a linearizable read point; the answer arrives through read_ready. False if no
+  // leader is known.
+  virtual bool read_index(uint64_t context) = 0;
+  virtual bool is_leader() const = 0;
+  virtual uint64_t leader() const = 0;
+  virtual uint64_t self_id() const = 0;
+  // At-most-once message to another server of the ensemble.
+  virtual void send(uint64_t to, std::string payload) = 0;
+  virtual ReplicationStatus replication_status() const = 0;
   virtual uint64_t fsync_count() const = 0;
 };
 

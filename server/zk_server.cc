@@ -11,6 +11,7 @@
 #include "jute/reply.h"
 #include "jute/responses.h"
 #include "server/digest_auth.h"
+#include "tree/acl.h"
 #include "server/four_letter_words.h"
 #include "session/session_password.h"
 #include "session/session_timeout.h"
@@ -39,9 +40,6 @@ std::string body_of(const T& v) {
   return w.take();
 }
 
-session::WatchTrigger to_session_trigger(const tree::WatchTrigger& t) {
-  return session::WatchTrigger{static_cast<session::EventType>(t.type), t.path};
-}
 
 bool is_logged_op(int32_t o) {
   switch (o) {
@@ -88,20 +86,30 @@ int64_t ZkServer::now_ms() const {
 
 bool ZkServer::start() {
   // Replay what is durable: the tree and sessions as they were when the process stopped.
-  uint64_t last = log_->recover([this](uint64_t index, std::string_view data) {
-    auto txn = decode_txn(data);
-    if (!txn) {
-      sm_.skip(static_cast<int64_t>(index));
-      return;
+  ReplicatedLog::Callbacks cb;
+  cb.apply = [this](uint64_t index, std::string_view data) { on_commit(index, data); };
+  cb.take_snapshot = [this] { return sm_.serialize(); };
+  cb.restore_snapshot = [this](uint64_t index, std::string_view data) {
+    if (!sm_.restore(static_cast<int64_t>(index), data)) {
+      spdlog::critical("snapshot at index {} does not parse; stopping", index);
+      std::abort();
     }
-    sm_.apply(static_cast<int64_t>(index), *txn);
-  });
-  for (int64_t id : sm_.sessions().ids()) session_ids_.observe(id & 0x00FFFFFFFFFFFFFFLL);
+  };
+  cb.leader_changed = [this](uint64_t leader, bool self) { on_leader_changed(leader, self); };
+  cb.read_ready = [this](uint64_t context, uint64_t index) { on_read_ready(context, index); };
+  cb.message = [this](uint64_t from, std::string payload) { on_peer_message(from, std::move(payload)); };
+  replaying_ = true;
+  std::string error;
+  if (!log_->start(std::move(cb), &error)) {
+    spdlog::error("log: {}", error);
+    return false;
+  }
+  replaying_ = false;
+  for (int64_t id : sm_.sessions().ids()) session_ids_.observe(id);
   // Sessions whose client is still out there get a full timeout to come back.
   expiry_.reset_from(sm_.sessions(), now_ms());
-  spdlog::info("recovered {} log entries: last zxid 0x{:x}, {} znodes, {} sessions", last,
-               sm_.last_zxid(), sm_.tree().node_count(), sm_.sessions().size());
-  log_->start([this](uint64_t index, std::string_view data) { on_commit(index, data); });
+  spdlog::info("recovered: last zxid 0x{:x}, {} znodes, {} sessions", sm_.last_zxid(),
+               sm_.tree().node_count(), sm_.sessions().size());
 
   boost::system::error_code ec;
   auto addr = asio::ip::make_address(config_.client_address, ec);
@@ -364,6 +372,18 @@ void ZkServer::handle_request(Client& c, std::string_view frame) {
     p.kind = Pending::Kind::kLogged;
     propose(c, std::move(p), std::move(txn));
     return;
+  } else if (p.op == op::kSync) {
+    // Linearizable: wait for a read point confirmed by a quorum, then for it to be applied here.
+    uint64_t rid = next_request_id_++;
+    p.kind = Pending::Kind::kLogged;
+    p.request_id = rid;
+    p.body = std::move(req.body);
+    if (log_->read_index(rid)) {
+      pending_requests_[rid] = c.conn->id();
+    } else {
+      p.ready = true;
+      p.close_after = true;  // no leader: ConnectionLoss
+    }
   } else {
     p.kind = Pending::Kind::kLocal;
     p.body = std::move(req.body);
@@ -376,11 +396,13 @@ void ZkServer::handle_request(Client& c, std::string_view frame) {
 void ZkServer::propose(Client& c, Pending p, Txn txn) {
   uint64_t rid = next_request_id_++;
   txn.time_ms = now_ms();
-  txn.origin_server = static_cast<uint64_t>(config_.server_id);
+  txn.origin_server = log_->self_id();
   txn.origin_request = rid;
-  if (!log_->propose(encode_txn(txn))) {
+  p.request_id = rid;
+  if (!submit(encode_txn(txn))) {
+    // No leader to take the write: the client sees ConnectionLoss and retries elsewhere.
     p.ready = true;
-    p.reply = framed(jute::ReplyHeader{p.xid, sm_.last_zxid(), err::kConnectionLoss});
+    p.reply.clear();
     p.close_after = true;
   } else {
     pending_requests_[rid] = c.conn->id();
@@ -388,6 +410,83 @@ void ZkServer::propose(Client& c, Pending p, Txn txn) {
   c.queue.push_back(std::move(p));
   ++outstanding_;
   update_flow_control(c);
+}
+
+bool ZkServer::submit(std::string entry) {
+  if (log_->is_leader()) return log_->propose(std::move(entry));
+  uint64_t leader = log_->leader();
+  if (leader == 0) return false;
+  entry.insert(entry.begin(), kForwardedWrite);
+  log_->send(leader, std::move(entry));
+  return true;
+}
+
+void ZkServer::on_peer_message(uint64_t from, std::string payload) {
+  if (payload.empty()) return;
+  char tag = payload[0];
+  if (tag == kForwardedWrite) {
+    // Not the leader any more: drop it; the origin fails the request when it sees the change.
+    if (log_->is_leader()) log_->propose(payload.substr(1));
+  } else if (tag == kSessionsAlive) {
+    jute::Reader r(std::string_view(payload).substr(1));
+    int32_t n = 0;
+    if (!r.read_count(n, 8)) return;
+    int64_t now = now_ms();
+    for (int32_t i = 0; i < n; ++i) {
+      int64_t id;
+      if (!r.read_long(id)) return;
+      expiry_.touch(id, now);
+    }
+  }
+}
+
+void ZkServer::on_leader_changed(uint64_t leader, bool self) {
+  spdlog::info("leader is now {}{}", leader, self ? " (this server)" : "");
+  if (self) {
+    // Liveness seen by the old leader is gone: every session gets a full timeout again.
+    expiry_.reset_from(sm_.sessions(), now_ms());
+    closing_sessions_.clear();
+    reaping_.clear();
+  }
+  // Writes (and syncs) in flight may or may not commit: like ZooKeeper, their clients lose the
+  // connection and learn the outcome by reading after they reconnect.
+  std::vector<std::shared_ptr<Connection>> doomed;
+  for (auto& [id, c] : clients_) {
+    for (const auto& p : c.queue) {
+      if (p.kind == Pending::Kind::kLogged && !p.ready) {
+        doomed.push_back(c.conn);
+        break;
+      }
+    }
+  }
+  for (auto& conn : doomed) conn->close("leader changed with requests in flight");
+}
+
+void ZkServer::on_read_ready(uint64_t context, uint64_t index) {
+  if (static_cast<uint64_t>(sm_.last_zxid()) >= index) {
+    complete_sync(context);
+  } else {
+    sync_waits_.emplace(index, context);
+  }
+}
+
+void ZkServer::complete_sync(uint64_t request_id) {
+  auto pr = pending_requests_.find(request_id);
+  if (pr == pending_requests_.end()) return;
+  uint64_t conn_id = pr->second;
+  pending_requests_.erase(pr);
+  auto cl = clients_.find(conn_id);
+  if (cl == clients_.end()) return;
+  Client& c = cl->second;
+  for (auto& p : c.queue) {
+    if (p.request_id != request_id) continue;
+    p.ready = true;
+    const auto& r = std::get<jute::SyncRequest>(p.body);
+    p.reply = jute::reply_frame(jute::ReplyHeader{p.xid, sm_.last_zxid(), err::kOk},
+                                jute::SyncResponse{r.path});
+    break;
+  }
+  pump(c);
 }
 
 void ZkServer::pump(Client& c) {
@@ -498,12 +597,6 @@ std::string ZkServer::execute_local(Client& c, Pending& p) {
       jute::GetEphemeralsResponse resp;
       resp.ephemerals = tree.ephemerals_of(c.session_id, r.prefix_path);
       return reply(err::kOk, resp);
-    }
-    case op::kSync: {
-      // Standalone: every committed write is already applied here, and this request waited
-      // behind the session's earlier writes.
-      const auto& r = std::get<jute::SyncRequest>(p.body);
-      return reply(err::kOk, jute::SyncResponse{r.path});
     }
     case op::kMultiRead: {
       const auto& r = std::get<jute::MultiRequest>(p.body);
@@ -637,21 +730,31 @@ void ZkServer::send_event(Client& c, int32_t type, const std::string& path, int6
 void ZkServer::deliver(const std::vector<tree::WatchTrigger>& triggers, int64_t zxid) {
   if (triggers.empty() || watches_.empty()) return;
   std::vector<session::Delivery> out;
-  for (const auto& t : triggers) watches_.trigger(to_session_trigger(t), out);
+  for (const auto& t : triggers) watches_.trigger(t, out);
   for (const auto& d : out) {
     auto it = clients_.find(d.watcher);
     if (it == clients_.end() || it->second.conn->closed()) continue;
+    // Since 3.8.4/3.9.2 a watcher only hears of nodes it may read (CVE-2024-23944).
+    if (d.acl && !tree::acl_allows(*d.acl, jute::perms::kRead, it->second.auth,
+                                   sm_.tree().schemes())) {
+      continue;
+    }
     send_event(it->second, static_cast<int32_t>(d.type), d.path, zxid);
   }
 }
 
 void ZkServer::on_commit(uint64_t index, std::string_view data) {
-  auto txn = decode_txn(data);
+  std::optional<Txn> txn;
+  if (!data.empty()) txn = decode_txn(data);
   if (!txn) {
+    if (!data.empty()) spdlog::error("log entry {} is not a transaction; skipped", index);
     sm_.skip(static_cast<int64_t>(index));
+    release_syncs();
     return;
   }
   ApplyOutcome out = sm_.apply(static_cast<int64_t>(index), *txn);
+  if (replaying_) return;  // start-up replay: no clients yet
+  release_syncs();
   // Events first: a client must see the event before any reply that shows the change.
   deliver(out.triggers, out.zxid);
 
@@ -663,7 +766,7 @@ void ZkServer::on_commit(uint64_t index, std::string_view data) {
       auto sc = session_connection_.find(txn->session_id);
       if (sc != session_connection_.end()) {
         auto cl = clients_.find(sc->second);
-        bool is_origin = txn->origin_server == static_cast<uint64_t>(config_.server_id) &&
+        bool is_origin = txn->origin_server == log_->self_id() &&
                          pending_requests_.count(txn->origin_request);
         if (cl != clients_.end() && !is_origin) {
           cl->second.conn->close(fmt::format("session 0x{:x} {}", txn->session_id,
@@ -679,7 +782,7 @@ void ZkServer::on_commit(uint64_t index, std::string_view data) {
   }
   if (txn->kind == TxnKind::kReapNode) reaping_.erase(txn->path);
 
-  if (txn->origin_server != static_cast<uint64_t>(config_.server_id) || txn->origin_request == 0) {
+  if (txn->origin_server != log_->self_id() || txn->origin_request == 0) {
     return;
   }
   auto pr = pending_requests_.find(txn->origin_request);
@@ -690,9 +793,7 @@ void ZkServer::on_commit(uint64_t index, std::string_view data) {
   if (cl == clients_.end()) return;  // the client went away; the change stands
   Client& c = cl->second;
   for (auto& p : c.queue) {
-    if (p.kind != Pending::Kind::kLogged || p.ready) continue;
-    // The first unready logged request of this client is the one this entry answers: a
-    // client's writes are proposed and committed in order.
+    if (p.request_id != txn->origin_request) continue;
     p.ready = true;
     if (txn->kind == TxnKind::kCreateSession) {
       if (out.err == err::kOk) {
@@ -717,31 +818,54 @@ void ZkServer::on_commit(uint64_t index, std::string_view data) {
   pump(c);
 }
 
+void ZkServer::release_syncs() {
+  while (!sync_waits_.empty() &&
+         sync_waits_.begin()->first <= static_cast<uint64_t>(sm_.last_zxid())) {
+    uint64_t rid = sync_waits_.begin()->second;
+    sync_waits_.erase(sync_waits_.begin());
+    complete_sync(rid);
+  }
+}
+
 void ZkServer::tick() {
   if (stopped_) return;
   int64_t now = now_ms();
-  for (int64_t id : expiry_.expired(now)) {
-    if (closing_sessions_.count(id) || !sm_.sessions().contains(id)) continue;
-    closing_sessions_.insert(id);
-    Txn txn;
-    txn.kind = TxnKind::kCloseSession;
-    txn.session_id = id;
-    txn.expired = true;
-    txn.time_ms = now;
-    txn.origin_server = static_cast<uint64_t>(config_.server_id);
-    if (!log_->propose(encode_txn(txn))) closing_sessions_.erase(id);
-  }
-  if (now - last_reap_ms_ >= container_check_interval_ms_) {
-    last_reap_ms_ = now;
-    for (auto& path : sm_.tree().reap_candidates(now, 10000)) {
-      if (!reaping_.insert(path).second) continue;
+  if (log_->is_leader()) {
+    for (int64_t id : expiry_.expired(now)) {
+      if (closing_sessions_.count(id) || !sm_.sessions().contains(id)) continue;
+      closing_sessions_.insert(id);
       Txn txn;
-      txn.kind = TxnKind::kReapNode;
-      txn.path = path;
+      txn.kind = TxnKind::kCloseSession;
+      txn.session_id = id;
+      txn.expired = true;
       txn.time_ms = now;
-      txn.origin_server = static_cast<uint64_t>(config_.server_id);
-      log_->propose(encode_txn(txn));
+      txn.origin_server = log_->self_id();
+      if (!log_->propose(encode_txn(txn))) closing_sessions_.erase(id);
     }
+    if (now - last_reap_ms_ >= container_check_interval_ms_) {
+      last_reap_ms_ = now;
+      for (auto& path : sm_.tree().reap_candidates(now, 10000)) {
+        if (!reaping_.insert(path).second) continue;
+        Txn txn;
+        txn.kind = TxnKind::kReapNode;
+        txn.path = path;
+        txn.time_ms = now;
+        txn.origin_server = log_->self_id();
+        log_->propose(encode_txn(txn));
+      }
+    }
+  } else if (log_->leader() != 0) {
+    // The leader decides expiry; tell it which of our sessions are alive.
+    jute::Writer w;
+    w.write_raw(std::string_view(&kSessionsAlive, 1));
+    std::vector<int64_t> alive;
+    for (const auto& [sid, conn] : session_connection_) alive.push_back(sid);
+    w.write_count(static_cast<int32_t>(alive.size()));
+    for (int64_t id : alive) w.write_long(id);
+    if (!alive.empty()) log_->send(log_->leader(), w.take());
+  } else {
+    // No leader: nobody decides expiry now; the next leader restarts every clock.
+    expiry_.reset_from(sm_.sessions(), now);
   }
   // Expiry is decided in tick-sized buckets; checking twice a tick keeps the lag under a tick.
   tick_timer_.expires_after(std::chrono::milliseconds(std::max(10, config_.tick_time_ms / 2)));
@@ -753,7 +877,8 @@ void ZkServer::tick() {
 ServerStatus ZkServer::status() const {
   ServerStatus st;
   st.version = full_version();
-  st.mode = "standalone";
+  auto repl = log_->replication_status();
+  st.mode = repl.mode;
   st.min_latency_ms = stats_.latency.min();
   st.avg_latency_ms = stats_.latency.avg();
   st.max_latency_ms = stats_.latency.max_ms;
@@ -820,7 +945,16 @@ ServerStatus ZkServer::status() const {
   st.open_file_descriptor_count = open_fds;
   st.max_file_descriptor_count = max_fds;
   st.auth_failed_count = static_cast<int64_t>(stats_.auth_failed);
-  st.extra_metrics.emplace_back("zk_fsync_count", std::to_string(log_->fsync_count()));
+  st.extra_metrics.emplace_back("fsync_count", std::to_string(log_->fsync_count()));
+  if (repl.mode == "leader") {
+    st.extra_metrics.emplace_back("learners", std::to_string(repl.learners));
+    st.extra_metrics.emplace_back("synced_followers", std::to_string(repl.synced_followers));
+    st.extra_metrics.emplace_back("synced_non_voting_followers",
+                                  std::to_string(repl.synced_observers));
+    st.extra_metrics.emplace_back("synced_observers", std::to_string(repl.synced_observers));
+    st.extra_metrics.emplace_back("pending_syncs", std::to_string(sync_waits_.size()));
+    st.extra_metrics.emplace_back("quorum_size", std::to_string(repl.quorum_size));
+  }
   st.environment = current_environment();
   return st;
 }

@@ -11,6 +11,7 @@
 #include <deque>
 #include <memory>
 #include <random>
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -56,6 +57,7 @@ class ZkServer : public FrameSink {
     std::string reply;          // kLogged: framed reply
     bool close_after = false;   // closeSession, auth failure, unknown op
     bool is_connect = false;
+    uint64_t request_id = 0;    // kLogged: matches the committed entry (or read point)
     std::chrono::steady_clock::time_point received;
   };
 
@@ -83,6 +85,12 @@ class ZkServer : public FrameSink {
   void send_event(Client& c, int32_t type, const std::string& path, int64_t zxid);
   void finish_connect(Client& c, const Txn& txn, const ApplyOutcome& out);
   void tick();
+  bool submit(std::string entry);
+  void on_peer_message(uint64_t from, std::string payload);
+  void on_leader_changed(uint64_t leader, bool self);
+  void on_read_ready(uint64_t context, uint64_t index);
+  void complete_sync(uint64_t request_id);
+  void release_syncs();
   void update_flow_control(Client& c);
   std::string render_status(std::string_view cmd);
   ServerStatus status() const;
@@ -115,7 +123,12 @@ class ZkServer : public FrameSink {
   std::set<std::string> reaping_;                                // reap proposed
   int64_t last_reap_ms_ = 0;
   size_t outstanding_ = 0;                                       // queued requests, all clients
+  std::multimap<uint64_t, uint64_t> sync_waits_;                 // read index -> request id
+  bool replaying_ = false;
   ServerStats stats_;
+  // Server-to-server message tags (the first byte of a ReplicatedLog::send payload).
+  static constexpr char kForwardedWrite = 'W';   // a follower's client write for the leader
+  static constexpr char kSessionsAlive = 'L';    // a follower's connected sessions
   std::chrono::steady_clock::time_point started_;
   std::string super_digest_;                 // "super:<b64 sha1>": that digest id bypasses ACLs
   int64_t container_check_interval_ms_ = 60000;  // znode.container.checkIntervalMs

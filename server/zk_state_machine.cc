@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <limits>
+
 #include "jute/errors.h"
 #include "jute/opcodes.h"
 #include "jute/request.h"
@@ -22,6 +24,37 @@ std::string encode_body(const T& v) {
 bool create_returns_stat(int32_t op) { return op != jute::op::kCreate; }
 
 }  // namespace
+
+namespace {
+constexpr int32_t kSnapshotFormat = 1;
+}
+
+std::string ZkStateMachine::serialize() const {
+  jute::Writer w;
+  w.write_int(kSnapshotFormat);
+  w.write_long(last_zxid_);
+  sessions_.serialize(w);
+  tree_.serialize(w);
+  return w.take();
+}
+
+bool ZkStateMachine::restore(int64_t zxid, std::string_view bytes) {
+  jute::Limits limits;
+  limits.max_buffer = std::numeric_limits<int32_t>::max();
+  limits.max_vector = std::numeric_limits<int32_t>::max();
+  jute::Reader r(bytes, limits);
+  int32_t format = 0;
+  int64_t last = 0;
+  if (!r.read_int(format) || format != kSnapshotFormat || !r.read_long(last)) return false;
+  session::SessionTable sessions;
+  tree::ZnodeTree tree;
+  if (!sessions.deserialize(r) || !tree.deserialize(r)) return false;
+  sessions_ = std::move(sessions);
+  tree_ = std::move(tree);
+  last_zxid_ = std::max(last, zxid);
+  tree_.set_last_zxid(last_zxid_);
+  return true;
+}
 
 ApplyOutcome ZkStateMachine::apply(int64_t zxid, const Txn& txn) {
   ApplyOutcome out;

@@ -38,6 +38,11 @@ class ZkStateMachine {
   // An entry that carries no transaction (e.g. a Raft no-op) still advances the zxid.
   void skip(int64_t zxid) { last_zxid_ = zxid; }
 
+  // A snapshot of the whole replicated state (tree, sessions, last zxid), and its inverse.
+  // restore() leaves the state untouched and returns false if the bytes do not parse.
+  std::string serialize() const;
+  bool restore(int64_t zxid, std::string_view bytes);
+
   const tree::ZnodeTree& tree() const { return tree_; }
   tree::ZnodeTree& mutable_tree() { return tree_; }
   const session::SessionTable& sessions() const { return sessions_; }
