@@ -1,5 +1,5 @@
-// RaftNode durability: what was committed survives a power cut of every server, and a server whose
-// disk fails stops instead of acknowledging (CrashEnv from the storage tests).
+// RaftNode durability: what was committed survives a power cut of every server, a follower
+// acknowledges nothing while its fsync runs, and a server whose disk fails stops.
 
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tests/consensus/raft_node_test_cluster.h"
+#include "tests/consensus/raft_node_sync_gate_env.h"
 #include "tests/consensus/storage_fault_env.h"
 
 namespace zkraft::consensus::testing {
@@ -82,6 +83,41 @@ TEST(RaftNodeDurability, FailedDiskStopsTheNodeAndNothingCommitsWithoutADurableM
   EXPECT_LT(c.node(lead).commit_index(), r.index);
   EXPECT_LT(c.node(lead).applied_index(), r.index);
   EXPECT_LT(c.app(frozen).applied.back().first, r.index);
+}
+
+TEST(RaftNodeDurability, NoAcknowledgementWhileTheFollowersFsyncRuns) {
+  SyncGateEnv gates[3];
+  RaftNodeCluster c(fast_options());
+  for (NodeId id : {1, 2, 3}) c.set_env(id, &gates[id - 1]);
+  c.start({1, 2, 3}, kThree);
+  NodeId lead = c.wait_for_leader();
+  ASSERT_NE(lead, 0u);
+  ASSERT_TRUE(c.node(lead).propose("before").ok());
+  ASSERT_TRUE(c.wait_converged());
+
+  NodeId dead = lead == 1 ? 2 : 1;
+  NodeId slow = 6 - lead - dead;
+  c.kill(dead);
+  gates[slow - 1].close_gate();
+  ProposeResult r = c.node(lead).propose("needs-the-slow-fsync");
+  ASSERT_TRUE(r.ok());
+  // The slow follower received the entry and is inside its fsync...
+  ASSERT_TRUE(c.run_until([&] { return gates[slow - 1].blocked_syncs() > 0; }));
+  // ...so it has promised nothing yet: the leader (one durable copy of two needed) cannot commit.
+  c.run_until([] { return false; }, 300ms);
+  EXPECT_LT(c.node(lead).commit_index(), r.index);
+  EXPECT_LT(c.node(slow).commit_index(), r.index);
+
+  gates[slow - 1].open_gate();
+  // Once durable on both, it commits (possibly under a new leader: CheckQuorum may have deposed
+  // the old one while the follower was silent).
+  ASSERT_TRUE(c.run_until([&] {
+    for (NodeId id : {lead, slow}) {
+      const auto d = c.app(id).data();
+      if (d.empty() || d.back() != "needs-the-slow-fsync") return false;
+    }
+    return true;
+  }));
 }
 
 }  // namespace
