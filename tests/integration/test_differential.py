@@ -683,6 +683,27 @@ class Differential(unittest.TestCase):
             got = negotiate(cand)
         self.assertEqual(expected, got)
 
+    def test_four_letter_word_shapes_match_zookeeper(self):
+        # the whitelist, the refusal text, and the labels of srvr/stat (values differ by nature)
+        def shapes(server):
+            out = {}
+            for cmd in ("ruok", "isro", "mntr", "envi", "conf", "wchs"):
+                out[cmd] = server.four_letter(cmd)
+            srvr = server.four_letter("srvr")
+            out["srvr labels"] = [line.split(":", 1)[0] for line in srvr.splitlines()]
+            stat = server.four_letter("stat")
+            out["stat first line"] = stat.splitlines()[0].split(":", 1)[0] if stat else ""
+            out["stat labels"] = sorted(set(line.split(":", 1)[0] for line in stat.splitlines()
+                                            if ":" in line and not line.startswith(" ")))
+            return out
+        cfg = {"extra_cfg": {"4lw.commands.whitelist": "srvr, stat"}}
+        with harness.Server(kind="zookeeper", name="reference-4lw", **cfg) as ref:
+            expected = shapes(ref)
+        with harness.Server(name="candidate-4lw", **cfg) as cand:
+            got = shapes(cand)
+        self.assertEqual(expected["ruok"], "ruok is not executed because it is not in the whitelist.\n")
+        self.assertEqual(expected, got)
+
     def test_scripted_sequence_matches_zookeeper(self):
         self.compare(run_script, "kazoo")
 
