@@ -147,8 +147,13 @@ class KazooSuite(unittest.TestCase):
             self.assertEqual(raw.timeout_ms, 1000)
             err, p = raw.create(self.root + "/silent", b"x", flags=zkwire.EPHEMERAL)
             self.assertEqual(err, 0)
-            self.assertEqual(self.zk.exists(p).ephemeralOwner, raw.session_id)
+            events = queue.Queue()
+            self.assertEqual(self.zk.exists(p, watch=events.put).ephemeralOwner, raw.session_id)
+            self.zk.get_children(self.root, watch=events.put)
             raw.go_silent()
+            # expiry deletes the ephemeral like a delete: watchers of the node and of its parent hear it
+            got = sorted((ev.type, ev.path) for ev in (events.get(timeout=WAIT), events.get(timeout=WAIT)))
+            self.assertEqual(got, sorted([(EventType.DELETED, p), (EventType.CHILD, self.root)]))
             gone = harness.wait_until(lambda: self.zk.exists(p) is None, WAIT)
             self.assertTrue(gone, "ephemeral of a silent session still present after %ss" % WAIT)
             # the server also closes the expired session's connection
