@@ -178,6 +178,31 @@ TEST(RaftCore, FastBacktrackingSkipsWholeTerms) {
   EXPECT_LE(net.delivered[MessageType::kAppendResponse], 12);
 }
 
+TEST(RaftCore, ReadyReplacesConflictingSuffix) {
+  RecoveredState l, f;
+  l.hard_state.term = 3;
+  l.entries = entries_with_terms({1, 3});
+  f.hard_state.term = 2;
+  f.entries = entries_with_terms({1, 2, 2, 2});
+  TestNet net;
+  net.add(1, {1, 2, 3}, l, 0);
+  net.add(2, {1, 2, 3}, f, 9);
+  net.add(3, {1, 2, 3}, l, 9);
+  net.elect(1);
+  ASSERT_EQ(net.at(1).role(), Role::kLeader);
+  net.stabilize();
+  // Node 2 had 4 stored entries; the batch that fixes its log starts at index 2 (<= 4), which
+  // tells the caller to drop stored entries 2..4 first.
+  bool replaced = false;
+  for (auto& batch : net.appended[2]) {
+    if (batch.front().index == 2 && batch.front().term == 3) replaced = true;
+  }
+  EXPECT_TRUE(replaced);
+  EXPECT_EQ(net.at(2).log().last_index(), 3u);  // 1:t1 2:t3 3:t4(no-op)
+  EXPECT_EQ(net.at(2).log().term(2), std::optional<Term>(3));
+  EXPECT_EQ(net.at(2).commit_index(), 3u);
+}
+
 TEST(RaftCore, LeaderStepsDownWithoutQuorum) {
   TestNet net;
   for (NodeId id : {1, 2, 3}) net.add(id, {1, 2, 3}, {}, id == 1 ? 0 : 9);

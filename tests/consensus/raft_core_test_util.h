@@ -50,6 +50,7 @@ class TestNet {
         for (auto& m : rd.messages_now) queue.push_back(m);
         for (auto& m : rd.messages_after_persist) queue.push_back(m);
         for (auto& e : rd.committed_entries) applied[id].push_back(e);
+        if (!rd.entries.empty()) appended[id].push_back(rd.entries);
         for (auto& r : rd.read_states) read_states[id].push_back(r);
         core->advance(rd);
       }
@@ -106,6 +107,7 @@ class TestNet {
   std::set<std::pair<NodeId, NodeId>> cut;
   std::map<NodeId, std::vector<Entry>> applied;
   std::map<NodeId, std::vector<ReadState>> read_states;
+  std::map<NodeId, std::vector<std::vector<Entry>>> appended;  // Ready::entries batches
   std::map<NodeId, Ready> last_ready;
   std::map<MessageType, int> delivered;
 };
