@@ -152,7 +152,7 @@ void RaftNode::start() {
   }
   log_->start();
   schedule_tick();
-  after_input();  // re-applies the recovered committed entries right away
+  schedule_pump();  // re-applies the recovered committed entries right away
 }
 
 void RaftNode::stop() {
@@ -226,28 +226,28 @@ void RaftNode::on_peer_down(NodeId peer) {
 ProposeResult RaftNode::propose(std::string data) {
   if (!started_ || stopped_) return ProposeResult{RaftError::kNotLeader, 0, 0, 0};
   ProposeResult r = core_->propose(std::move(data));
-  after_input();
+  schedule_pump();
   return r;
 }
 
 RaftError RaftNode::read_index(uint64_t context) {
   if (!started_ || stopped_) return RaftError::kNotLeader;
   RaftError e = core_->read_index(context);
-  after_input();
+  schedule_pump();
   return e;
 }
 
 ProposeResult RaftNode::change_membership(const ConfChange& cc) {
   if (!started_ || stopped_) return ProposeResult{RaftError::kNotLeader, 0, 0, 0};
   ProposeResult r = core_->propose_conf_change(cc);
-  after_input();
+  schedule_pump();
   return r;
 }
 
 RaftError RaftNode::transfer_leadership(NodeId to) {
   if (!started_ || stopped_) return RaftError::kNotLeader;
   RaftError e = core_->transfer_leadership(to);
-  after_input();
+  schedule_pump();
   return e;
 }
 
@@ -271,6 +271,19 @@ void RaftNode::send_app_message(NodeId to, std::string payload) {
 }
 
 // ---------------------------------------------------------------- Ready processing
+
+// Calls the application makes (propose, read_index, ...) do not process the Ready inline: the
+// application would otherwise see its own callbacks (apply, on_leader_change) re-enter from inside
+// its call. One posted pump serves every call made in the same io handler (more batching, too).
+void RaftNode::schedule_pump() {
+  if (pump_posted_ || stopped_) return;
+  pump_posted_ = true;
+  asio::post(io_, [this, alive = alive_] {
+    if (!alive->alive) return;
+    pump_posted_ = false;
+    after_input();
+  });
+}
 
 void RaftNode::after_input() {
   if (stopped_) return;

@@ -6,6 +6,8 @@
 //
 // Threads: every public method must be called on the io thread (the thread running the
 // io_context), and every RaftApplication callback runs on it, so the application needs no locks.
+// Callbacks never run inside a RaftNode call the application makes (except open(), which hands
+// over the stored snapshot): propose(), read_index() etc. only queue work for a later handler.
 // The io_context must be run by exactly one thread. Storage completions arrive on the storage
 // thread and are posted back to the io_context. Destroy the node on the io thread, or after the
 // io_context stopped running.
@@ -174,6 +176,8 @@ class RaftNode {
   void on_peer_down(NodeId peer);
   // After any input: process a Ready if none is in flight, report leader changes.
   void after_input();
+  // after_input() from a fresh io handler (for calls made by the application).
+  void schedule_pump();
   void pump();
   void finish_ready(const std::shared_ptr<Ready>& rd);
   void apply_entries(const std::vector<Entry>& entries);
@@ -197,7 +201,7 @@ class RaftNode {
   bool started_ = false;
   bool stopped_ = false;
   bool ready_in_flight_ = false;
-  bool pumping_ = false;  // guards against re-entrant pump() from application callbacks
+  bool pump_posted_ = false;
   Index applied_ = 0;
   Index last_snapshot_index_ = 0;
   Membership applied_membership_;

@@ -58,6 +58,47 @@ TEST(RaftNode, ThreeNodesElectReplicateAndApplyIdentically) {
   EXPECT_LT(c.node(lead).storage_stats().fsyncs, c.node(lead).storage_stats().entries);
 }
 
+TEST(RaftNode, CallbacksNeverRunInsideApplicationCalls) {
+  RaftNodeCluster c(fast_options());
+  c.start({1, 2, 3}, kThree);
+  NodeId lead = c.wait_for_leader();
+  ASSERT_NE(lead, 0u);
+  Index last = 0;
+  for (int i = 0; i < 50; ++i) {
+    for (NodeId id : c.ids()) {
+      c.app(id).in_node_call = true;
+      if (id == lead) {
+        ProposeResult r = c.node(id).propose("r" + std::to_string(i));
+        ASSERT_TRUE(r.ok());
+        last = r.index;
+      }
+      EXPECT_EQ(c.node(id).read_index(1000 + i), RaftError::kOk);
+      c.app(id).in_node_call = false;
+    }
+    // Let some of them complete between rounds, so later calls meet Readies of every kind.
+    c.run_until([&] { return c.node(lead).applied_index() >= last; });
+  }
+  ASSERT_TRUE(c.wait_converged());
+  EXPECT_EQ(c.app(lead).data().size(), 50u);
+}
+
+TEST(RaftNode, SingleNodeClusterCommitsAndAnswersReadIndexOutsideTheCall) {
+  // One voter: its own fsync commits, and a ReadIndex needs no other server, so the answer is
+  // ready at once; it must still arrive from the io_context, not inside read_index().
+  RaftNodeCluster c(fast_options());
+  c.start({1}, Membership{{1}, {}});
+  ASSERT_EQ(c.wait_for_leader(), 1u);
+  for (int i = 0; i < 20; ++i) {
+    c.app(1).in_node_call = true;
+    EXPECT_EQ(c.node(1).read_index(7000 + i), RaftError::kOk);
+    ProposeResult r = c.node(1).propose("solo" + std::to_string(i));
+    c.app(1).in_node_call = false;
+    ASSERT_TRUE(r.ok());
+    ASSERT_TRUE(c.run_until([&] { return c.app(1).read_states.count(7000 + i) && c.node(1).applied_index() >= r.index; }));
+  }
+  EXPECT_EQ(c.app(1).data().size(), 20u);
+}
+
 TEST(RaftNode, ProposeOnFollowerIsRefusedWithLeaderHint) {
   RaftNodeCluster c(fast_options());
   c.start({1, 2, 3}, kThree);

@@ -31,6 +31,7 @@ class RecordingApp : public RaftApplication {
   using Record = std::vector<std::pair<Index, std::string>>;
 
   void apply(const Entry& e) override {
+    check_not_reentered("apply");
     if (!applied.empty() && e.index <= applied.back().first) {
       ADD_FAILURE() << "entry " << e.index << " applied after " << applied.back().first;
     }
@@ -74,10 +75,20 @@ class RecordingApp : public RaftApplication {
   void on_membership(const Membership& m) override { memberships.push_back(m); }
 
   void on_leader_change(NodeId leader, Term term, bool self) override {
+    check_not_reentered("on_leader_change");
     leader_changes.push_back({leader, term, self});
   }
 
-  void on_read_state(uint64_t context, Index index) override { read_states[context] = index; }
+  void on_read_state(uint64_t context, Index index) override {
+    check_not_reentered("on_read_state");
+    read_states[context] = index;
+  }
+
+  // Set while the test is inside a RaftNode call (callbacks must not run then).
+  bool in_node_call = false;
+  void check_not_reentered(const char* what) {
+    if (in_node_call) ADD_FAILURE() << what << " ran inside a RaftNode call";
+  }
 
   void on_app_message(NodeId from, std::string payload) override {
     app_messages.emplace_back(from, payload);
