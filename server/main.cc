@@ -9,6 +9,7 @@
 
 #include "server/config.h"
 #include "server/local_log.h"
+#include "server/raft_log.h"
 #include "server/zk_server.h"
 
 int main(int argc, char** argv) {
@@ -33,16 +34,23 @@ int main(int argc, char** argv) {
   }
 
   boost::asio::io_context io;
-  auto log = LocalLog::open(io, (std::filesystem::path(config.data_dir) / "log").string(),
-                            static_cast<uint64_t>(config.server_id), config.fsync, &error);
+  std::unique_ptr<ReplicatedLog> log;
+  if (config.standalone()) {
+    log = LocalLog::open(io, (std::filesystem::path(config.data_dir) / "log").string(),
+                         static_cast<uint64_t>(config.server_id), config.fsync, &error);
+  } else {
+    log = RaftLog::create(io, config, &error);
+  }
   if (!log) {
     spdlog::critical("cannot open the log in {}: {}", config.data_dir, error);
     return 1;
   }
   ZkServer server(io, config, std::move(log));
   if (!server.start()) return 1;
-  spdlog::info("zkraft {} serving ZooKeeper clients on {}:{} (standalone), data in {}",
-               ZKRAFT_VERSION, config.client_address, server.client_port(), config.data_dir);
+  spdlog::info("zkraft {} serving ZooKeeper clients on {}:{} ({}), data in {}", ZKRAFT_VERSION,
+               config.client_address, server.client_port(),
+               config.standalone() ? "standalone" : "ensemble server " + std::to_string(config.server_id),
+               config.data_dir);
 
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](boost::system::error_code, int sig) {

@@ -239,6 +239,10 @@ void ZkServer::handle_connect(Client& c, std::string_view frame) {
   }
   c.connect_seen = true;
   c.old_client = !req.has_read_only;
+  if (log_->leader() == 0) {
+    c.conn->close("no leader yet: not serving");
+    return;
+  }
   if (req.last_zxid_seen > sm_.last_zxid()) {
     // The client has seen a newer state than ours: it must try another server.
     c.conn->close(fmt::format("client last zxid 0x{:x} is ahead of ours 0x{:x}",
@@ -879,6 +883,8 @@ ServerStatus ZkServer::status() const {
   st.version = full_version();
   auto repl = log_->replication_status();
   st.mode = repl.mode;
+  // Like ZooKeeper, a server that has no leader is not serving (4lw say so, clients are refused).
+  st.serving = log_->leader() != 0;
   st.min_latency_ms = stats_.latency.min();
   st.avg_latency_ms = stats_.latency.avg();
   st.max_latency_ms = stats_.latency.max_ms;
