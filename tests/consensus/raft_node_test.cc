@@ -346,6 +346,21 @@ TEST(RaftNode, AddLearnerThenPromoteToVoter) {
   std::vector<std::string> all = before;
   all.insert(all.end(), after.begin(), after.end());
   EXPECT_EQ(c.app(4).data(), all);
+
+  // Removing the dead voter brings the cluster back to three voters.
+  lead = c.wait_for_leader();
+  ASSERT_TRUE(c.run_until([&] {
+    pr = c.node(lead).change_membership({ConfChangeType::kRemoveNode, gone});
+    return pr.error != RaftError::kConfChangePending;
+  }));
+  ASSERT_TRUE(pr.ok()) << raft_error_name(pr.error);
+  ASSERT_TRUE(c.wait_converged());
+  Membership three = {{1, 2, 3, 4}, {}};
+  three.voters.erase(std::find(three.voters.begin(), three.voters.end(), gone));
+  for (NodeId id : c.ids()) {
+    EXPECT_EQ(c.node(id).applied_membership(), three) << "node " << id;
+    EXPECT_EQ(c.app(id).memberships.back(), three) << "node " << id;
+  }
 }
 
 }  // namespace
