@@ -248,6 +248,42 @@ TEST(RaftNode, SnapshotCompactionAndWipedNodeCatchesUpByInstallSnapshot) {
   EXPECT_EQ(c.app(other).data(), all);
 }
 
+TEST(RaftNode, LaggingNodeGetsSnapshotOverItsOldLogAndRestartsFromIt) {
+  RaftNodeOptions o = fast_options();
+  o.snapshot_every = 30;
+  o.keep_tail = 5;
+  RaftNodeCluster c(o);
+  c.start({1, 2, 3}, kThree);
+  auto first = numbered("o", 0, 20);
+  propose_all(c, first);
+  NodeId lead = c.wait_for_leader();
+  NodeId victim = lead == 1 ? 3 : 1;
+  c.kill(victim);  // keeps its log of the first 20 entries
+  auto second = numbered("q", 0, 100);
+  for (const auto& p : second) ASSERT_TRUE(c.node(lead).propose(p).ok());
+  ASSERT_TRUE(c.wait_converged());
+  ASSERT_GT(c.node(lead).status().first_index, c.app(lead).applied.size() / 2) << "leader did not compact";
+
+  std::vector<std::string> all = first;
+  all.insert(all.end(), second.begin(), second.end());
+  c.restart(victim);
+  ASSERT_TRUE(c.wait_converged(20s));
+  EXPECT_GE(c.app(victim).snapshots_restored, 1) << "caught up without a snapshot?";
+  EXPECT_EQ(c.app(victim).data(), all);
+
+  // Its directory now holds the installed snapshot and the log after it.
+  auto third = numbered("z", 0, 10);
+  propose_all(c, third);
+  all.insert(all.end(), third.begin(), third.end());
+  c.kill(victim);
+  c.open_node(victim);
+  EXPECT_EQ(c.app(victim).snapshots_restored, 1);
+  c.start_node(victim);
+  ASSERT_TRUE(c.wait_converged());
+  EXPECT_EQ(c.app(victim).data(), all);
+  EXPECT_EQ(c.app(victim).applied, c.app(lead).applied);
+}
+
 TEST(RaftNode, LeaderTransportStopLeadsToNewLeaderQuickly) {
   // Production timing: 50 ms ticks, election timeout 1-2 s. The fast path (peer down -> pre-vote)
   // should find a new leader well under that.
