@@ -305,6 +305,16 @@ class KazooSuite(unittest.TestCase):
             a.xid = 2 * n
             a.close_session()
 
+    def test_many_async_requests_in_flight(self):
+        # 2,000 creates and then 2,000 reads issued without waiting; all complete, in order
+        base = self.zk.create(self.root + "/async")
+        creates = [self.zk.create_async(base + "/n-", b"%d" % i, sequence=True) for i in range(2000)]
+        paths = [f.get(timeout=60) for f in creates]
+        self.assertEqual(paths, [base + "/n-%010d" % i for i in range(2000)])
+        reads = [self.zk.get_async(p) for p in paths]
+        self.assertEqual([f.get(timeout=60)[0] for f in reads], [b"%d" % i for i in range(2000)])
+        self.assertEqual(self.zk.exists(base).numChildren, 2000)
+
     def test_session_close_removes_many_ephemerals(self):
         parent = self.zk.create(self.root + "/many")
         a = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=30000)
