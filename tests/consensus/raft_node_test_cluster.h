@@ -292,11 +292,12 @@ class RaftNodeCluster {
   std::map<NodeId, leveldb::Env*> envs_;
 };
 
-// Fast timing for tests: 10 ms ticks, election timeout 100-200 ms.
+// Fast timing for tests: 10 ms ticks, election timeout 300-600 ms (shorter ones let a loaded CI
+// machine's scheduling stalls depose leaders mid-test, losing uncommitted proposals).
 inline RaftNodeOptions fast_options() {
   RaftNodeOptions o;
   o.tick_ms = 10;
-  o.election_ticks = 10;
+  o.election_ticks = 30;
   o.heartbeat_ticks = 2;
   o.cluster_name = "raft-node-test";
   return o;
