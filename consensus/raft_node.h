@@ -23,7 +23,9 @@
 // Snapshots: after options.snapshot_every entries were applied since the last snapshot, the node
 // asks app.take_snapshot() (state as of applied_index()), hands it to the core (which sends it to
 // followers behind the compaction point), stores it durably and compacts the log, keeping
-// options.keep_tail entries behind the snapshot for slow followers.
+// options.keep_tail entries behind the snapshot for slow followers (snapshot_every = 0: never).
+// After a restart the core starts at the stored snapshot: the kept tail stays on disk but is not
+// reloaded, so a follower that needs it from a restarted leader is sent the snapshot instead.
 //
 // Restart: open() loads the stored snapshot (app.restore_snapshot) and the log after it; start()
 // lets the core re-emit committed entries from snapshot.index+1 on, which reach app.apply again.
