@@ -263,6 +263,15 @@ bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error) {
       ok = parse_int_into(key, value, 2, std::numeric_limits<int64_t>::max(), cfg.snap_count, error);
     } else if (key == "forceSync") {
       ok = parse_bool(key, value, cfg.fsync, error);
+    } else if (key == "reconfigEnabled") {
+      ok = parse_bool(key, value, cfg.reconfig_enabled, error);
+    } else if (key == "extendedTypesEnabled" || key == "zookeeper.extendedTypesEnabled") {
+      ok = parse_bool(key, value, cfg.extended_types_enabled, error);
+    } else if (key == "DigestAuthenticationProvider.superDigest" ||
+               key == "zookeeper.DigestAuthenticationProvider.superDigest") {
+      cfg.super_digest = value;
+    } else if (key == "zkraft.joining") {
+      ok = parse_bool(key, value, cfg.joining, error);
     } else if (key.rfind("server.", 0) == 0) {
       PeerConfig peer;
       ok = parse_server_line(key, std::string_view(key).substr(7), value, peer, error);
@@ -357,6 +366,15 @@ bool parse_yaml_config(std::string_view text, Config& cfg, std::string* error) {
         if (ok) cfg.admin_address = v;
       } else if (key == "fsync") {
         ok = scalar() && parse_bool(key, v, cfg.fsync, error);
+      } else if (key == "reconfig_enabled") {
+        ok = scalar() && parse_bool(key, v, cfg.reconfig_enabled, error);
+      } else if (key == "extended_types_enabled") {
+        ok = scalar() && parse_bool(key, v, cfg.extended_types_enabled, error);
+      } else if (key == "super_digest") {
+        ok = scalar();
+        if (ok) cfg.super_digest = v;
+      } else if (key == "joining") {
+        ok = scalar() && parse_bool(key, v, cfg.joining, error);
       } else if (key == "snap_count") {
         ok = scalar() &&
              parse_int_into(key, v, 2, std::numeric_limits<int64_t>::max(), cfg.snap_count, error);

@@ -58,7 +58,13 @@ struct Config {
   int32_t admin_port = 8080;            // HTTP AdminServer; 0 = disabled
   std::string admin_address = "127.0.0.1";  // zoo.cfg default: 0.0.0.0 (admin.serverAddress)
 
-  bool fsync = true;                    // zoo.cfg forceSync
+  bool fsync = true;
+  bool reconfig_enabled = false;        // zoo.cfg reconfigEnabled: the reconfig op (16)
+  bool extended_types_enabled = false;  // zookeeper.extendedTypesEnabled: TTL nodes
+  std::string super_digest;             // "super:<base64 sha1>": that digest id bypasses ACLs
+  // This server is not in the ensemble yet: it starts with the others as its membership and
+  // waits to be added by a reconfig (zoo.cfg zkraft.joining=true, ignored by ZooKeeper).
+  bool joining = false;                    // zoo.cfg forceSync
   int64_t snap_count = 100000;          // snapshot after about this many entries
 
   std::vector<PeerConfig> servers;      // empty (or just this server) = standalone

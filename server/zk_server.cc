@@ -349,7 +349,7 @@ void ZkServer::handle_request(Client& c, std::string_view frame) {
     if (id) {
       jute::Id ident{"digest", *id};
       if (std::find(c.auth.begin(), c.auth.end(), ident) == c.auth.end()) c.auth.push_back(ident);
-      if (!super_digest_.empty() && *id == super_digest_) {
+      if (!config_.super_digest.empty() && *id == config_.super_digest) {
         c.auth.push_back(jute::Id{"super", ""});
       }
       p.reply = framed(jute::ReplyHeader{jute::xid::kAuth, 0, err::kOk});

@@ -107,7 +107,7 @@ class ZkServer : public FrameSink {
   uint16_t port_ = 0;
   bool stopped_ = false;
 
-  ZkStateMachine sm_;
+  ZkStateMachine sm_{StateMachineOptions{config_.extended_types_enabled}};
   session::WatchRegistry watches_;
   session::SessionExpiryTracker expiry_;
   session::SessionIdGenerator session_ids_;
@@ -130,7 +130,6 @@ class ZkServer : public FrameSink {
   static constexpr char kForwardedWrite = 'W';   // a follower's client write for the leader
   static constexpr char kSessionsAlive = 'L';    // a follower's connected sessions
   std::chrono::steady_clock::time_point started_;
-  std::string super_digest_;                 // "super:<b64 sha1>": that digest id bypasses ACLs
   int64_t container_check_interval_ms_ = 60000;  // znode.container.checkIntervalMs
 };
 
