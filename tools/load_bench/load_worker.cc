@@ -1,0 +1,135 @@
+#include "tools/load_bench/load_worker.h"
+
+#include <deque>
+#include <random>
+#include <thread>
+
+#include "jute/constants.h"
+#include "jute/errors.h"
+#include "jute/opcodes.h"
+
+namespace zkraft::tools {
+
+namespace {
+
+struct Outstanding {
+  int32_t xid;
+  Clock::time_point sent;
+  bool write;
+};
+
+int64_t unix_us_now() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Creates the worker's node if it is missing. False only on a broken connection.
+bool ensure_node(ZkConnection& c, const std::string& path, const std::string& data) {
+  jute::ReplyHeader h;
+  if (!c.send_create(1, path, data, jute::create_mode::kPersistent)) return false;
+  return c.read_reply(h);  // kOk or kNodeExists both leave the node there
+}
+
+}  // namespace
+
+std::string worker_node(const LoadOptions& opt, int index) {
+  return opt.root + "/n" + std::to_string(index);
+}
+
+void run_worker(int index, const LoadOptions& opt, LoadShared& shared, WorkerResult& out) {
+  const std::string node = worker_node(opt, index);
+  const std::string seq_prefix = opt.root + "/c-";
+  const std::string data(static_cast<size_t>(opt.data_size), 'x');
+  std::mt19937 rng(static_cast<uint32_t>(index) * 7919u + 17u);
+  std::uniform_int_distribution<int> pct(0, 99);
+  size_t server = static_cast<size_t>(index) % opt.servers.size();
+  bool node_ready = opt.op == LoadOp::kCreate;
+  int32_t next_xid = 2;
+  ZkConnection conn;
+
+  auto done = [&] { return Clock::now() >= shared.measure_until; };
+  auto budget_left = [&] {
+    return opt.max_ops == 0 || shared.issued.fetch_add(1) < opt.max_ops;
+  };
+
+  while (!done()) {
+    if (!conn.open(opt.servers[server], opt.session_timeout_ms, opt.io_timeout_ms) ||
+        (!node_ready && !ensure_node(conn, node, data))) {
+      ++out.connection_failures;
+      out.last_error = opt.servers[server].to_string() + ": " + conn.error();
+      server = (server + 1) % opt.servers.size();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
+    node_ready = true;
+
+    std::deque<Outstanding> pending;
+    bool broken = false;
+    bool budget = true;
+    auto send_one = [&]() -> bool {
+      if (!budget || done() || !(budget = budget_left())) return true;
+      int32_t xid = next_xid++;
+      if (next_xid <= 1) next_xid = 2;
+      bool write = true;
+      bool sent;
+      LoadOp op = opt.op;
+      if (op == LoadOp::kMixed) op = pct(rng) < opt.read_percent ? LoadOp::kGet : LoadOp::kSet;
+      switch (op) {
+        case LoadOp::kCreate:
+          sent = conn.send_create(xid, seq_prefix, data, jute::create_mode::kPersistentSequential);
+          break;
+        case LoadOp::kGet:
+          write = false;
+          sent = conn.send_get_data(xid, node);
+          break;
+        default:
+          sent = conn.send_set_data(xid, node, data);
+          break;
+      }
+      if (sent) pending.push_back({xid, Clock::now(), write});
+      return sent;
+    };
+
+    for (int i = 0; i < opt.inflight && !broken; ++i) broken = !send_one();
+    while (!broken && !pending.empty()) {
+      jute::ReplyHeader h;
+      if (!conn.read_reply(h)) {
+        broken = true;
+        break;
+      }
+      Clock::time_point now = Clock::now();
+      Outstanding o = pending.front();
+      pending.pop_front();
+      if (h.xid != o.xid) {
+        out.last_error = "reply xid " + std::to_string(h.xid) + " != " + std::to_string(o.xid);
+        broken = true;
+        break;
+      }
+      bool in_window = now >= shared.measure_from && now < shared.measure_until;
+      if (h.err == jute::err::kOk) {
+        if (in_window) {
+          ++out.ok;
+          auto us = std::chrono::duration_cast<std::chrono::microseconds>(now - o.sent).count();
+          out.latency_us.push_back(static_cast<uint32_t>(std::min<int64_t>(us, UINT32_MAX)));
+        }
+        if (opt.failover && o.write) out.write_success_unix_us.push_back(unix_us_now());
+      } else if (in_window) {
+        ++out.error_replies;
+        ++out.error_codes[h.err];
+      }
+      broken = !send_one();
+    }
+    if (broken) {
+      ++out.connection_failures;
+      if (!conn.error().empty()) out.last_error = opt.servers[server].to_string() + ": " + conn.error();
+      conn.close();
+      server = (server + 1) % opt.servers.size();
+      continue;
+    }
+    break;  // window over (or op budget spent) and nothing outstanding
+  }
+  conn.close_session();
+}
+
+}  // namespace zkraft::tools

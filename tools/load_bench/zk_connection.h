@@ -1,0 +1,68 @@
+#pragma once
+// ZkConnection: one ZooKeeper client session over a blocking TCP socket, speaking the jute wire
+// protocol with zkraft's jute/ library. Made for load generation: requests are written as they
+// come (pipelined, the caller keeps its own count of outstanding ones) and replies are read one at
+// a time in order. No watches, no reconnect logic: a failed connection is thrown away by the
+// caller, which opens a new one.
+//
+// Invariant: once any I/O call fails (returns false), the connection is closed and every later
+// call fails too; error() says why.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "jute/headers.h"
+#include "jute/requests.h"
+
+namespace zkraft::tools {
+
+struct HostPort {
+  std::string host;
+  uint16_t port = 0;
+  std::string to_string() const { return host + ":" + std::to_string(port); }
+};
+
+class ZkConnection {
+ public:
+  ZkConnection() = default;
+  ~ZkConnection();
+  ZkConnection(const ZkConnection&) = delete;
+  ZkConnection& operator=(const ZkConnection&) = delete;
+
+  // Connects and completes the handshake for a new session. io_timeout_ms bounds connect, every
+  // read and every write (SO_SNDTIMEO/SO_RCVTIMEO). False if the server refused, timed out or
+  // answered with an expired (zero) session.
+  bool open(const HostPort& server, int32_t session_timeout_ms, int io_timeout_ms);
+
+  // Writes one request frame. xid must be >= 1; op is a jute/opcodes.h code matching body.
+  bool send_create(int32_t xid, const std::string& path, const std::string& data, int32_t flags);
+  bool send_set_data(int32_t xid, const std::string& path, const std::string& data);
+  bool send_get_data(int32_t xid, const std::string& path);
+
+  // Reads the next reply to a request, skipping ping replies and notifications.
+  bool read_reply(jute::ReplyHeader& out);
+
+  // Sends closeSession and waits (bounded by the io timeout) for its reply or EOF.
+  void close_session();
+  void close();
+
+  bool is_open() const { return fd_ >= 0; }
+  int64_t session_id() const { return session_id_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  bool write_all(const std::string& bytes);
+  bool read_exact(char* out, size_t n);
+  bool read_frame(std::string& body);
+  bool fail(const std::string& why);
+
+  int fd_ = -1;
+  int64_t session_id_ = 0;
+  std::string error_;
+};
+
+// "h1:p1,h2:p2" -> list; false on a malformed entry.
+bool parse_servers(const std::string& spec, std::vector<HostPort>& out);
+
+}  // namespace zkraft::tools
