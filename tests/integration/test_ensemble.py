@@ -11,14 +11,17 @@ import logging
 import os
 import sys
 import threading
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+import zkwire  # noqa: E402
 from ensemble import Ensemble  # noqa: E402
 
 from kazoo.client import KazooClient  # noqa: E402
-from kazoo.exceptions import NoNodeError  # noqa: E402
+from kazoo.exceptions import ConnectionLoss, NodeExistsError, NoNodeError  # noqa: E402
+from kazoo.handlers.threading import KazooTimeoutError  # noqa: E402
 from kazoo.retry import KazooRetry  # noqa: E402
 
 logging.basicConfig(level=logging.CRITICAL)
@@ -39,6 +42,96 @@ def stop(*clients):
             c.close()
         except Exception:
             pass
+
+
+class WriteStream:
+    """Three kazoo writers creating unique znodes under `parent` through the whole ensemble
+    (any member), retrying across failovers; `acked` holds every create that returned."""
+
+    def __init__(self, test, hosts, parent, writers=3):
+        self.test, self.hosts, self.parent, self.writers = test, hosts, parent, writers
+        self.acked, self.errors = [], []
+        self.lock, self.stop_flag = threading.Lock(), threading.Event()
+        self.threads = []
+
+    def start(self):
+        for i in range(self.writers):
+            t = threading.Thread(target=self._run, args=(i,), daemon=True)
+            t.start()
+            self.threads.append(t)
+        return self
+
+    def _run(self, idx):
+        c = KazooClient(hosts=self.hosts, timeout=20.0, connection_retry=KazooRetry(max_tries=-1, max_delay=0.5))
+        try:
+            c.start(timeout=WAIT)
+        except Exception as e:
+            self.errors.append("start: %r" % e)
+            return
+        # retries stop as soon as the test stops the stream (e.g. after killing every member)
+        retry = KazooRetry(max_tries=-1, deadline=2 * WAIT, max_delay=0.5, interrupt=self.stop_flag.is_set)
+        n = 0
+        try:
+            while not self.stop_flag.is_set():
+                path = "%s/t%d-%05d" % (self.parent, idx, n)
+                data = b"%d" % n
+                try:
+                    retry(self._create_once, c, path, data)
+                except Exception as e:  # includes the retry interrupted by stop()
+                    if not self.stop_flag.is_set():
+                        self.errors.append("%s: %r" % (path, e))
+                    return
+                with self.lock:
+                    self.acked.append((path, data))
+                n += 1
+        finally:
+            stop(c)
+
+    @staticmethod
+    def _create_once(c, path, data):
+        """One attempt, bounded in time (a request queued while disconnected would otherwise wait
+        for a server forever). A retried create may find its own earlier attempt: the path is
+        unique to this writer, so NodeExists means it was written."""
+        try:
+            if c.exists_async(path).get(timeout=5) is not None:
+                return path
+            return c.create_async(path, data).get(timeout=5)
+        except NodeExistsError:
+            return path
+        except KazooTimeoutError:
+            raise ConnectionLoss("no answer within 5 s")
+
+    def count(self):
+        with self.lock:
+            return len(self.acked)
+
+    def wait_for(self, n, when=""):
+        ok = harness.wait_until(lambda: self.count() >= n or self.errors, 2 * WAIT)
+        self.test.assertTrue(ok and not self.errors, "writes stalled %s (%d acked, errors %r)"
+                             % (when, self.count(), self.errors[:3]))
+
+    def stop(self):
+        self.stop_flag.set()
+        for t in self.threads:
+            t.join(2 * WAIT)
+
+    def verify_on(self, members):
+        """Every acknowledged write is on every member (after sync)."""
+        for m in members:
+            c = connect(m.hosts)
+            try:
+                c.sync(self.parent)
+                missing = []
+                for path, data in list(self.acked):
+                    try:
+                        if c.get(path)[0] != data:
+                            missing.append(path)
+                    except NoNodeError:
+                        missing.append(path)
+                self.test.assertEqual(missing[:10], [], "%d of %d acknowledged writes missing on %s"
+                                      % (len(missing), len(self.acked), m.hosts))
+            finally:
+                stop(c)
 
 
 class EnsembleSuite(unittest.TestCase):
@@ -72,61 +165,94 @@ class EnsembleSuite(unittest.TestCase):
             follower = next(m for m in ens.members if m is not old)
             owner = connect(follower.hosts, timeout=20.0)
             owner.create("/w-owner", ephemeral=True)
-            acked, lock, stop_flag = [], threading.Lock(), threading.Event()
-            errors = []
-
-            def writer(idx):
-                c = KazooClient(hosts=ens.hosts, timeout=20.0, connection_retry=KazooRetry(max_tries=-1, max_delay=0.5))
-                c.start(timeout=WAIT)
-                retry = KazooRetry(max_tries=-1, deadline=WAIT, max_delay=0.5)
-                n = 0
-                try:
-                    while not stop_flag.is_set():
-                        path = "/w/t%d-%05d" % (idx, n)
-                        try:
-                            # a retried create may find its own earlier attempt: both count as written
-                            retry(lambda: c.create(path, b"%d" % n) if not c.exists(path) else path)
-                        except Exception as e:
-                            errors.append("%s: %r" % (path, e))
-                            return
-                        with lock:
-                            acked.append((path, b"%d" % n))
-                        n += 1
-                finally:
-                    stop(c)
-
-            threads = [threading.Thread(target=writer, args=(i,), daemon=True) for i in range(3)]
-            for t in threads:
-                t.start()
-            harness.wait_until(lambda: len(acked) >= 150, WAIT)
-            old.kill9()
-            before_kill = len(acked)
-            # a new leader among the two others; writes continue through it
-            self.assertTrue(harness.wait_until(lambda: ens.leader() is not None, WAIT), "no new leader")
-            self.assertTrue(harness.wait_until(lambda: len(acked) >= before_kill + 150, WAIT),
-                            "writes did not resume after the leader died (%d acked, errors %r)"
-                            % (len(acked), errors[:3]))
-            old.start(timeout=60)  # rejoins as a follower and catches up
-            stop_flag.set()
-            for t in threads:
-                t.join(WAIT)
-            self.assertEqual(errors, [])
-            checks = [connect(m.hosts) for m in ens.members]
+            stream = WriteStream(self, ens.hosts, "/w").start()
             try:
-                for c in checks:
-                    c.sync("/w")
-                    missing = []
-                    for path, data in acked:
-                        try:
-                            if c.get(path)[0] != data:
-                                missing.append(path)
-                        except NoNodeError:
-                            missing.append(path)
-                    self.assertEqual(missing[:10], [], "%d acknowledged writes missing on a member" % len(missing))
-                    self.assertIsNotNone(c.exists("/w-owner"), "ephemeral of a live session lost in the failover")
+                stream.wait_for(100)
+                old.kill9()
+                # a new leader among the two others; writes continue through it
+                self.assertTrue(harness.wait_until(lambda: ens.leader() is not None, WAIT), "no new leader")
+                stream.wait_for(stream.count() + 100, "after the leader died")
+                old.start(timeout=60)  # rejoins as a follower and catches up
+            finally:
+                stream.stop()
+            try:
+                stream.verify_on(ens.members)
+                for m in ens.members:
+                    c = connect(m.hosts)
+                    try:
+                        c.sync("/")
+                        self.assertIsNotNone(c.exists("/w-owner"), "ephemeral of a live session lost in the failover")
+                    finally:
+                        stop(c)
                 self.assertEqual(owner.exists("/w-owner").ephemeralOwner, owner.client_id[0])
             finally:
-                stop(owner, setup, *checks)
+                stop(owner, setup)
+
+    def test_follower_kill9_then_whole_ensemble_kill9(self):
+        with Ensemble(3, name="all") as ens:
+            setup = connect(ens.hosts)
+            setup.create("/w")
+            stop(setup)
+            stream = WriteStream(self, ens.hosts, "/w").start()
+            try:
+                stream.wait_for(100)
+                follower = next(m for m in ens.members if ens.mode(m) == "follower")
+                follower.kill9()
+                stream.wait_for(stream.count() + 100, "after a follower died")
+                follower.start(timeout=60)
+                stream.wait_for(stream.count() + 100, "after the follower came back")
+                for m in ens.members:  # everything at once, mid-stream
+                    m.kill9()
+            finally:
+                t0 = time.monotonic()
+                stream.stop()
+                print("stream stopped in %.1f s" % (time.monotonic() - t0))
+            ens.start()
+            self.assertTrue(harness.wait_until(lambda: ens.leader() is not None, WAIT), "no leader after restart")
+            stream.verify_on(ens.members)
+
+    def test_silent_session_on_a_follower_expires(self):
+        with Ensemble(3, name="expire") as ens:
+            follower = next(m for m in ens.members if ens.mode(m) == "follower")
+            other = next(m for m in ens.members if m is not follower)
+            raw = zkwire.RawSession(follower.host, follower.port, timeout_ms=1000)
+            try:
+                self.assertEqual(raw.create("/silent", flags=zkwire.EPHEMERAL), (0, "/silent"))
+                watcher = connect(other.hosts)
+                try:
+                    watcher.sync("/")
+                    self.assertIsNotNone(watcher.exists("/silent"))
+                    # no pings from now on: the session expires and its ephemeral goes everywhere
+                    self.assertTrue(harness.wait_until(lambda: watcher.exists("/silent") is None, WAIT),
+                                    "ephemeral of a silent session on a follower did not expire")
+                finally:
+                    stop(watcher)
+            finally:
+                raw.abandon()
+
+    def test_differential_through_a_follower(self):
+        # the wire-level scripts of test_differential.py, with every session on one follower of a
+        # 3-server ensemble (writes forwarded to the leader), against a ZooKeeper ensemble
+        import test_differential as diff
+        scripts = [("raw", diff.run_raw_script), ("random", lambda srv: diff.run_random_script(srv, 7))]
+        results = {}
+        for kind in ("zookeeper", harness.target_kind()):
+            with Ensemble(3, kind=kind, name="diff-" + kind) as ens:
+                follower = next(m for m in ens.members if ens.mode(m) == "follower")
+                results[kind] = {}
+                for name, script in scripts:
+                    try:
+                        results[kind][name] = script(follower)
+                    except (ConnectionError, OSError) as e:
+                        results[kind][name] = getattr(e, "partial", []) + ["!! script aborted: %r" % e]
+        for name, _ in scripts:
+            with self.subTest(script=name):
+                expected = results["zookeeper"][name]
+                got = results[harness.target_kind()][name]
+                for i, (e, g) in enumerate(zip(expected, got)):
+                    if e != g:
+                        print("%s step %d differs:\n  zookeeper: %s\n  target:    %s" % (name, i, e, g))
+                self.assertEqual(expected, got)
 
     def test_watch_fires_for_write_on_another_member_and_session_moves(self):
         with Ensemble(3, name="move") as ens:

@@ -154,7 +154,7 @@ class RawSession:
     """One connection + session. `go_silent()` = keep the socket open but never send again;
     `abandon()` = drop the socket without closeSession (the session lives until it expires)."""
 
-    def __init__(self, host, port, timeout_ms=4000, session_id=0, passwd=b"\0" * 16, io_timeout=10.0):
+    def __init__(self, host, port, timeout_ms=4000, session_id=0, passwd=b"\0" * 16, io_timeout=30.0):
         self.sock = socket.create_connection((host, port), timeout=io_timeout)
         self.sock.sendall(connect_request(timeout_ms, session_id, passwd))
         body = self.read_frame()
