@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import zkwire  # noqa: E402
 from ensemble import Ensemble  # noqa: E402
+from harness import ServerStartError  # noqa: E402
 import faults_raw  # noqa: E402
 from faults_clients import (WAIT, TimedWriters, check_outcomes, connect, get_or_none,  # noqa: E402
                             on_each, retrying, stop)
@@ -35,6 +36,26 @@ from kazoo.recipe.watchers import DataWatch  # noqa: E402
 from kazoo.retry import KazooRetry  # noqa: E402
 
 logging.basicConfig(level=logging.CRITICAL)
+
+
+def start_ensemble(name, snap_count=None, attempts=3):
+    """A started 3-member Ensemble. ensemble.py picks peer/election ports by binding port 0 and
+    releasing them; on this shared machine another process (any outgoing connection) can take one
+    before the member binds it. Such a start is retried with fresh ports; any other start failure
+    is raised as it is."""
+    for attempt in range(attempts):
+        ens = Ensemble(3, name=name)
+        if snap_count is not None:
+            for m in ens.members:
+                m.extra_cfg["snapCount"] = snap_count
+        try:
+            return ens.start()
+        except ServerStartError:
+            ens.close()
+            collided = any("Address already in use" in m.log_tail(200) for m in ens.members)
+            if not collided or attempt == attempts - 1:
+                raise
+            print("  port collision while starting %s; retrying with new ports" % name)
 
 
 def followers(ens):
@@ -77,7 +98,7 @@ class EnsembleFaults(unittest.TestCase):
 
     # 1 ----------------------------------------------------------------------------------------
     def test_1_follower_kill9_restart_catches_up(self):
-        with Ensemble(3, name="f1-") as ens:
+        with start_ensemble("f1-") as ens:
             leader = wait_leader(ens)
             self.assertIsNotNone(leader, "no leader")
             victim = followers(ens)[0]
@@ -112,10 +133,8 @@ class EnsembleFaults(unittest.TestCase):
 
     # 2 ----------------------------------------------------------------------------------------
     def test_2_wiped_follower_rebuilt_by_snapshot(self):
-        ens = Ensemble(3, name="f2-")
-        for m in ens.members:  # snapshot every 100 entries, log tail kept: 100
-            m.extra_cfg["snapCount"] = 100
-        with ens:
+        # snapshot every 100 entries, log tail kept: 100
+        with start_ensemble("f2-", snap_count=100) as ens:
             self.assertIsNotNone(wait_leader(ens), "no leader")
             victim = followers(ens)[0]
             c = connect(",".join(m.hosts for m in ens.members if m is not victim), timeout=20.0)
@@ -170,7 +189,7 @@ class EnsembleFaults(unittest.TestCase):
 
     # 3 ----------------------------------------------------------------------------------------
     def test_3_paused_leader_serves_no_stale_read(self):
-        with Ensemble(3, name="f3-") as ens:
+        with start_ensemble("f3-") as ens:
             old = wait_leader(ens)
             self.assertIsNotNone(old, "no leader")
             rest = [m for m in ens.members if m is not old]
@@ -241,7 +260,7 @@ class EnsembleFaults(unittest.TestCase):
 
     # 4 ----------------------------------------------------------------------------------------
     def test_4_session_expiry_decided_once(self):
-        with Ensemble(3, name="f4-") as ens:
+        with start_ensemble("f4-") as ens:
             self.assertIsNotNone(wait_leader(ens), "no leader")
             f1, f2 = followers(ens)[:2]
             setup = connect(ens.hosts)
@@ -307,7 +326,7 @@ class EnsembleFaults(unittest.TestCase):
         with a NONE event), so its watch is a DataWatch recipe, which re-arms on reconnect. The
         server-side carry-over of watches is checked with a raw session that moves the same way
         and re-registers its watches with SetWatches, as the Java and C clients do."""
-        with Ensemble(3, name="f5%s-" % ("l" if kill_leader else "f")) as ens:
+        with start_ensemble("f5%s-" % ("l" if kill_leader else "f")) as ens:
             leader = wait_leader(ens)
             self.assertIsNotNone(leader, "no leader")
             a = leader if kill_leader else followers(ens)[0]
@@ -409,7 +428,7 @@ class EnsembleFaults(unittest.TestCase):
 
     # 6 ----------------------------------------------------------------------------------------
     def test_6_leader_kill9_failover_gap(self):
-        with Ensemble(3, name="f6-") as ens:
+        with start_ensemble("f6-") as ens:
             old = wait_leader(ens)
             self.assertIsNotNone(old, "no leader")
             setup = connect(ens.hosts)
