@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   std::string servers = "127.0.0.1:2181";
   std::string op = "set";
   bool json = false;
+  std::string timeline;
   app.add_option("-s,--servers", servers, "host:port[,host:port...]; sessions are spread over them");
   app.add_option("-n,--sessions", opt.sessions, "sessions (connections), one thread each")
       ->check(CLI::Range(1, 4096));
@@ -72,6 +73,8 @@ int main(int argc, char** argv) {
   app.add_option("--session-timeout-ms", opt.session_timeout_ms, "requested session timeout");
   app.add_flag("--failover", opt.failover,
                "continuous setData; report the largest gap between successful writes");
+  app.add_option("--timeline", timeline,
+                 "failover: write the unix time (us) of every successful write to this file");
   app.add_flag("--json", json, "print one JSON object instead of text");
   CLI11_PARSE(app, argc, argv);
 
@@ -127,7 +130,16 @@ int main(int argc, char** argv) {
   }
   LatencySummary s = summarize(lat);
   double ops_per_s = static_cast<double>(ok) / window_s;
-  Gap gap = opt.failover ? largest_gap(writes) : Gap{};
+  Gap gap = opt.failover ? largest_gap(writes) : Gap{};  // sorts writes
+  if (opt.failover && !timeline.empty()) {
+    std::FILE* f = std::fopen(timeline.c_str(), "w");
+    if (f == nullptr) {
+      std::cerr << "cannot write " << timeline << "\n";
+      return 1;
+    }
+    for (int64_t t : writes) std::fprintf(f, "%lld\n", static_cast<long long>(t));
+    std::fclose(f);
+  }
 
   if (json) {
     nlohmann::json j;
