@@ -200,16 +200,19 @@ def run_failover(args, kind, runs=3):
             leader = next(m for m in members if mode(m.port) == "leader")
             cmd = [args.zk_load, "--json", "--failover", "-s", hosts(members), "-n", 8, "-k", 1, "-b", 100,
                    "-w", 0, "-d", args.failover_duration, "--io-timeout-ms", 2000,
-                   "--timeline", os.path.join(args.work, "timeline-%s-%d.txt" % (kind, run))]
+                   "--timeline", os.path.join(args.work, "timeline-%s-%s-%d.txt" % (args.failover_signal, kind, run))]
             cmd = [str(x) for x in cmd]
             la = loadavg()
             p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             time.sleep(args.failover_kill_after)
             kill_us = int(time.time() * 1e6)
-            leader.kill9()
+            if args.failover_signal == "STOP":
+                leader.proc.send_signal(signal.SIGSTOP)  # frozen, sockets stay open: timeouts must notice
+            else:
+                leader.kill9()
             out, err = p.communicate(timeout=args.failover_duration + 120)
             r = json.loads(out)
-            with open(os.path.join(args.work, "timeline-%s-%d.txt" % (kind, run))) as f:
+            with open(os.path.join(args.work, "timeline-%s-%s-%d.txt" % (args.failover_signal, kind, run))) as f:
                 times = [int(x) for x in f.read().split()]
             # The outage: the largest gap between successful writes that ends after the kill. (Writes
             # already committed may still be answered in the first moments after kill_us, which is
@@ -217,21 +220,23 @@ def run_failover(args, kind, runs=3):
             outage = max(((b - a, a, b) for a, b in zip(times, times[1:])
                           if b > kill_us and kill_us - 1e6 <= a <= kill_us + 2e5), default=(0, 0, 0))
             inside = outage[2] > 0
-            r.update({"label": "failover run %d" % run, "kind": kind, "kill_unix_us": kill_us,
+            r.update({"label": "failover SIG%s run %d" % (args.failover_signal, run), "kind": kind, "kill_unix_us": kill_us,
                       "outage_gap_ms": outage[0] / 1000.0, "outage_from_minus_kill_ms": (outage[1] - kill_us) / 1000.0,
                       "kill_to_first_write_ms": (outage[2] - kill_us) / 1000.0 if inside else None,
                       "new_leader": [m.myid for m in members if m.running() and mode(m.port) == "leader"],
                       "loadavg_before": la, "command": " ".join(cmd)})
             record(args, r)
-            print("%-10s failover run %d: kill->first write after the outage %s ms (outage gap %.1f ms, starts %.1f ms "
+            print("%-10s failover SIG%s run %d: kill->first write after the outage %s ms (outage gap %.1f ms, starts %.1f ms "
                   "after the kill stamp), largest gap of the run %.1f ms, writes %d, connfail %d, "
                   "killed server.%d, new leader %s, load %s"
-                  % (kind, run, "%.1f" % r["kill_to_first_write_ms"] if inside else "n/a", r["outage_gap_ms"],
+                  % (kind, args.failover_signal, run, "%.1f" % r["kill_to_first_write_ms"] if inside else "n/a", r["outage_gap_ms"],
                      r["outage_from_minus_kill_ms"], r["largest_gap_ms"], r["successful_writes"],
                      r["connection_failures"], leader.myid,
                      r["new_leader"], la), flush=True)
         finally:
             for s in members:
+                if args.failover_signal == "STOP":
+                    s.kill9()  # a stopped process never handles SIGTERM
                 s.stop()
 
 
@@ -275,6 +280,8 @@ def main():
     ap.add_argument("--failover-duration", type=float, default=15)
     ap.add_argument("--failover-kill-after", type=float, default=5)
     ap.add_argument("--failover-runs", type=int, default=3)
+    ap.add_argument("--failover-signal", choices=["KILL", "STOP"], default="KILL",
+                    help="KILL: kill -9 the leader; STOP: freeze it with SIGSTOP (no socket is closed)")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     print("loadavg at start: %s" % loadavg(), flush=True)
