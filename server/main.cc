@@ -8,7 +8,6 @@
 #include <filesystem>
 
 #include "server/config.h"
-#include "server/local_log.h"
 #include "server/raft_log.h"
 #include "server/zk_server.h"
 
@@ -34,13 +33,7 @@ int main(int argc, char** argv) {
   }
 
   boost::asio::io_context io;
-  std::unique_ptr<ReplicatedLog> log;
-  if (config.standalone()) {
-    log = LocalLog::open(io, (std::filesystem::path(config.data_dir) / "log").string(),
-                         static_cast<uint64_t>(config.server_id), config.fsync, &error);
-  } else {
-    log = RaftLog::create(io, config, &error);
-  }
+  std::unique_ptr<ReplicatedLog> log = RaftLog::create(io, config, &error);
   if (!log) {
     spdlog::critical("cannot open the log in {}: {}", config.data_dir, error);
     return 1;

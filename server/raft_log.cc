@@ -22,6 +22,16 @@ std::unique_ptr<RaftLog> RaftLog::create(boost::asio::io_context& io, const Conf
   o.election_ticks = static_cast<int>(std::max<int64_t>(4, election_ms / o.tick_ms));
   o.heartbeat_ticks = 2;
   bool found_self = false;
+  if (config.standalone()) {
+    // A one-voter cluster: the same log, snapshots and compaction as an ensemble. With no one
+    // to split a vote with, the election can be quick.
+    o.initial_membership.voters.push_back(o.id);
+    o.election_ticks = 2;
+    o.heartbeat_ticks = 1;
+    o.listen_host = "127.0.0.1";
+    o.listen_port = 0;
+    return std::unique_ptr<RaftLog>(new RaftLog(io, std::move(o)));
+  }
   for (const auto& s : config.servers) {
     auto id = static_cast<consensus::NodeId>(s.id);
     if (s.role == PeerRole::kObserver) {
@@ -85,7 +95,9 @@ ReplicationStatus RaftLog::replication_status() const {
   s.leader_id = st.leader;
   s.term = st.term;
   s.commit_index = st.commit;
-  if (st.role == consensus::Role::kLeader) {
+  if (st.membership.voters.size() == 1 && st.membership.learners.empty() && st.peers.empty()) {
+    s.mode = "standalone";
+  } else if (st.role == consensus::Role::kLeader) {
     s.mode = "leader";
   } else if (observer_) {
     s.mode = "observer";

@@ -60,6 +60,22 @@ bool is_logged_op(int32_t o) {
 
 }  // namespace
 
+std::string ensemble_config_text(const Config& config) {
+  // ZooKeeper's dynamic-config format, as a quorum peer shows it in /zookeeper/config.
+  std::string text;
+  for (const auto& s : config.servers) {
+    text += fmt::format("server.{}={}:{}:{}:{}", s.id, s.host, s.peer_port, s.election_port,
+                        s.role == PeerRole::kObserver ? "observer" : "participant");
+    if (s.client_port != 0) {
+      text += fmt::format(";{}:{}", s.client_address.empty() ? "0.0.0.0" : s.client_address,
+                          s.client_port);
+    }
+    text += '\n';
+  }
+  text += "version=0";
+  return text;
+}
+
 ZkServer::ZkServer(asio::io_context& io, Config config, std::unique_ptr<ReplicatedLog> log)
     : io_(io),
       config_(std::move(config)),
@@ -95,6 +111,7 @@ bool ZkServer::start() {
       std::abort();
     }
   };
+  if (!config_.standalone()) sm_.mutable_tree().set_config_data(ensemble_config_text(config_));
   cb.leader_changed = [this](uint64_t leader, bool self) { on_leader_changed(leader, self); };
   cb.read_ready = [this](uint64_t context, uint64_t index) { on_read_ready(context, index); };
   cb.message = [this](uint64_t from, std::string payload) { on_peer_message(from, std::move(payload)); };
@@ -298,6 +315,7 @@ void ZkServer::handle_connect(Client& c, std::string_view frame) {
   c.timeout_ms = timeout;
   session_connection_[c.session_id] = c.conn->id();
   expiry_.touch(c.session_id, timeout, now_ms());
+  touched_.touch(c.session_id, timeout);
   p.reply = connect_response(c, timeout, c.session_id, req.passwd.bytes);
   c.queue.push_back(std::move(p));
   ++outstanding_;
@@ -307,7 +325,10 @@ void ZkServer::handle_connect(Client& c, std::string_view frame) {
 void ZkServer::handle_request(Client& c, std::string_view frame) {
   jute::DecodedRequest req;
   int32_t rc = jute::decode_request(frame, limits_, req);
-  if (c.session_id != 0) expiry_.touch(c.session_id, now_ms());
+  if (c.session_id != 0) {
+    expiry_.touch(c.session_id, now_ms());
+    touched_.touch(c.session_id, c.timeout_ms);
+  }
   Pending p;
   p.xid = req.header.xid;
   p.op = req.header.type;
@@ -765,6 +786,7 @@ void ZkServer::on_commit(uint64_t index, std::string_view data) {
   if (txn->kind == TxnKind::kCloseSession || txn->kind == TxnKind::kCreateSession) {
     if (txn->kind == TxnKind::kCloseSession) {
       closing_sessions_.erase(txn->session_id);
+      touched_.forget(txn->session_id);
       expiry_.remove(txn->session_id);
       // A session that expired (or was closed elsewhere) loses its connection here.
       auto sc = session_connection_.find(txn->session_id);
@@ -859,14 +881,15 @@ void ZkServer::tick() {
       }
     }
   } else if (log_->leader() != 0) {
-    // The leader decides expiry; tell it which of our sessions are alive.
-    jute::Writer w;
-    w.write_raw(std::string_view(&kSessionsAlive, 1));
-    std::vector<int64_t> alive;
-    for (const auto& [sid, conn] : session_connection_) alive.push_back(sid);
-    w.write_count(static_cast<int32_t>(alive.size()));
-    for (int64_t id : alive) w.write_long(id);
-    if (!alive.empty()) log_->send(log_->leader(), w.take());
+    // The leader decides expiry; tell it which of our sessions showed signs of life.
+    auto alive = touched_.drain();
+    if (!alive.empty()) {
+      jute::Writer w;
+      w.write_raw(std::string_view(&kSessionsAlive, 1));
+      w.write_count(static_cast<int32_t>(alive.size()));
+      for (const auto& [id, timeout] : alive) w.write_long(id);
+      log_->send(log_->leader(), w.take());
+    }
   } else {
     // No leader: nobody decides expiry now; the next leader restarts every clock.
     expiry_.reset_from(sm_.sessions(), now);

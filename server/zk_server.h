@@ -27,9 +27,13 @@
 #include "server/zk_state_machine.h"
 #include "session/session_expiry_tracker.h"
 #include "session/session_id.h"
+#include "session/touch_table.h"
 #include "session/watch_registry.h"
 
 namespace zkraft::server {
+
+// The ensemble's membership as ZooKeeper writes it into /zookeeper/config.
+std::string ensemble_config_text(const Config& config);
 
 class ZkServer : public FrameSink {
  public:
@@ -111,6 +115,7 @@ class ZkServer : public FrameSink {
   session::WatchRegistry watches_;
   session::SessionExpiryTracker expiry_;
   session::SessionIdGenerator session_ids_;
+  session::TouchTable touched_;  // sessions heard from since the last report to the leader
   std::mt19937_64 password_rng_;
 
   uint64_t next_connection_id_ = 1;

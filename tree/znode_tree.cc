@@ -30,6 +30,17 @@ ZnodeTree::ZnodeTree(Options options) : options_(std::move(options)) {
   insert_entry("/zookeeper/config", std::move(config), zk, false);
 }
 
+void ZnodeTree::set_config_data(std::string_view text) {
+  ZnodeEntry* e = find("/zookeeper/config");
+  if (!e) return;
+  NodeChange change(*this, e, Touches::kMetaAndData);  // keeps the rolling digest current
+  Znode& n = e->second;
+  data_size_ += static_cast<int64_t>(text.size()) - static_cast<int64_t>(n.data.size());
+  n.data.assign(text);
+  n.data_null = false;
+  n.version = -1;
+}
+
 // ---------------------------------------------------------------- helpers
 
 ZnodeEntry* ZnodeTree::find(std::string_view path) {

@@ -126,6 +126,10 @@ class ZnodeTree {
                            std::vector<WatchTrigger>& out);
   // For transactions that touch no node (createSession, errors, ...).
   void set_last_zxid(int64_t zxid) { last_zxid_ = zxid; }
+  // The ensemble's membership text in /zookeeper/config, as a quorum ZooKeeper shows it at
+  // start-up: data set with version -1 and no zxid. Not a transaction: every server derives the
+  // same text from the same static config.
+  void set_config_data(std::string_view text);
 
   // Reaper candidates, sorted (containers first, then TTL nodes), at most `max`: empty containers
   // that have had a child (or, if max_never_used_ms > 0, older than that by mtime); TTL nodes
