@@ -8,7 +8,8 @@
 #
 # Member i (1..N) gets client port CLIENT_BASE+i-1 (default 2181), peer port PEER_BASE+i-1
 # (default 2888) and election port ELECTION_BASE+i-1 (default 3888; zkraft accepts and ignores
-# it). ZKRAFT_BIN picks the server binary (default build/server/zkraft-server).
+# it). ZKRAFT_BIN picks the server binary (default build/server/zkraft-server). ZOO_CFG_EXTRA
+# (newline-separated key=value lines) is appended to every member's zoo.cfg, e.g. snapCount=1000.
 # Never kills anything but the PIDs it wrote itself.
 set -euo pipefail
 
@@ -68,6 +69,7 @@ maxClientCnxns=0
 4lw.commands.whitelist=*
 admin.enableServer=false
 $servers
+${ZOO_CFG_EXTRA:-}
 CFG
     "$bin" --config "$dir/zoo.cfg" </dev/null >>"$dir/server.log" 2>&1 &
     echo "$!" >>"$base/pids"
