@@ -182,8 +182,7 @@ void ZkServer::on_accept(asio::ip::tcp::socket socket) {
   if (config_.max_client_cnxns > 0 && connections_per_ip_[ip] >= config_.max_client_cnxns) {
     ++stats_.connections_rejected;
     spdlog::warn("too many connections from {} (max {}); closing", ip, config_.max_client_cnxns);
-    boost::system::error_code ec;
-    // Not registered yet: close the socket directly, no on_closed bookkeeping needed.
+    // Not registered yet: on_closed finds no client and has nothing to undo.
     conn->close();
     return;
   }
@@ -227,6 +226,7 @@ void ZkServer::on_frame(const std::shared_ptr<Connection>& conn, std::string_vie
   if (it == clients_.end()) return;
   Client& c = it->second;
   ++stats_.packets_received;
+  c.last_heard_ms = now_ms();
   if (!c.connect_seen) {
     handle_connect(c, frame);
   } else {
@@ -856,6 +856,15 @@ void ZkServer::release_syncs() {
 void ZkServer::tick() {
   if (stopped_) return;
   int64_t now = now_ms();
+  // A client silent for longer than its session timeout is gone (ZooKeeper closes it too); the
+  // session itself lives on until the leader expires it.
+  std::vector<std::shared_ptr<Connection>> idle;
+  for (auto& [id, c] : clients_) {
+    if (c.session_id != 0 && c.timeout_ms > 0 && now - c.last_heard_ms > c.timeout_ms) {
+      idle.push_back(c.conn);
+    }
+  }
+  for (auto& conn : idle) conn->close("client silent for longer than its session timeout");
   if (log_->is_leader()) {
     for (int64_t id : expiry_.expired(now)) {
       if (closing_sessions_.count(id) || !sm_.sessions().contains(id)) continue;

@@ -71,6 +71,7 @@ class ZkServer : public FrameSink {
     bool old_client = false;  // sent no readOnly byte: answer with the 36-byte ConnectResponse
     int64_t session_id = 0;
     int32_t timeout_ms = 0;
+    int64_t last_heard_ms = 0;
     std::vector<jute::Id> auth;
     std::deque<Pending> queue;
     ConnectionStats stats;
