@@ -197,6 +197,17 @@ bool yaml_scalar(const YAML::Node& n, const std::string& key, std::string& out, 
 
 }  // namespace
 
+bool parse_server_spec(std::string_view spec, PeerConfig& peer, std::string* error) {
+  auto eq = spec.find('=');
+  std::string_view key = spec.substr(0, eq);
+  if (eq == std::string_view::npos || key.substr(0, 7) != "server.") {
+    if (error) *error = "not a server.N=... line: " + std::string(spec);
+    return false;
+  }
+  std::string k(key);
+  return parse_server_line(k, key.substr(7), spec.substr(eq + 1), peer, error);
+}
+
 const PeerConfig* Config::self() const {
   for (const auto& p : servers) {
     if (p.id == server_id) return &p;

@@ -89,6 +89,8 @@ bool parse_yaml_config(std::string_view text, Config& cfg, std::string* error);
 // comments) into cfg. Sets ZooKeeper's own defaults first where they differ from ours
 // (client_address and admin_address "0.0.0.0", tick_time_ms 3000). Unknown keys are ignored
 // with a debug log, as ZooKeeper turns them into system properties.
+// One "server.N=host:peer:election[:role][;[addr:]port]" line (zoo.cfg and reconfig syntax).
+bool parse_server_spec(std::string_view spec, PeerConfig& peer, std::string* error);
 bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error);
 
 // Reads `path` and parses it as YAML if it ends in .yaml/.yml, as zoo.cfg if it ends in .cfg or

@@ -34,9 +34,10 @@ std::unique_ptr<RaftLog> RaftLog::create(boost::asio::io_context& io, const Conf
   }
   for (const auto& s : config.servers) {
     auto id = static_cast<consensus::NodeId>(s.id);
-    if (s.role == PeerRole::kObserver) {
+    bool member = !(config.joining && s.id == config.server_id);  // a reconfig adds it later
+    if (member && s.role == PeerRole::kObserver) {
       o.initial_membership.learners.push_back(id);
-    } else {
+    } else if (member) {
       o.initial_membership.voters.push_back(id);
     }
     if (s.id == config.server_id) {
@@ -118,6 +119,29 @@ ReplicationStatus RaftLog::replication_status() const {
     }
   }
   return s;
+}
+
+MembershipView RaftLog::membership() const {
+  auto m = node_->status().membership;
+  return MembershipView{m.voters, m.learners};
+}
+
+void RaftLog::add_peer(uint64_t id, const std::string& host, uint16_t port) {
+  if (id == node_->id()) return;
+  node_->add_peer(id, consensus::PeerAddress{host, port});
+}
+
+bool RaftLog::change_membership(MembershipChange change, uint64_t id) {
+  consensus::ConfChange cc;
+  cc.node = id;
+  switch (change) {
+    case MembershipChange::kAddLearner: cc.type = consensus::ConfChangeType::kAddLearner; break;
+    case MembershipChange::kPromote: cc.type = consensus::ConfChangeType::kPromoteLearner; break;
+    case MembershipChange::kRemove: cc.type = consensus::ConfChangeType::kRemoveNode; break;
+  }
+  auto r = node_->change_membership(cc);
+  if (r.ok()) spdlog::info("raft: proposed membership change {} of server {}", int(change), id);
+  return r.ok();
 }
 
 void RaftLog::apply(const consensus::Entry& e) { cb_.apply(e.index, e.data); }

@@ -31,6 +31,9 @@ class RaftLog : public ReplicatedLog, public consensus::RaftApplication {
   void send(uint64_t to, std::string payload) override;
   ReplicationStatus replication_status() const override;
   uint64_t fsync_count() const override { return node_->fsync_count(); }
+  MembershipView membership() const override;
+  void add_peer(uint64_t id, const std::string& host, uint16_t port) override;
+  bool change_membership(MembershipChange change, uint64_t id) override;
 
  private:
   RaftLog(boost::asio::io_context& io, consensus::RaftNodeOptions options);

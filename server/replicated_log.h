@@ -23,6 +23,13 @@ struct ReplicationStatus {
   uint64_t commit_index = 0;
 };
 
+struct MembershipView {
+  std::vector<uint64_t> voters;    // sorted
+  std::vector<uint64_t> learners;  // sorted
+};
+
+enum class MembershipChange { kAddLearner, kPromote, kRemove };
+
 class ReplicatedLog {
  public:
   struct Callbacks {
@@ -55,6 +62,11 @@ class ReplicatedLog {
   virtual void send(uint64_t to, std::string payload) = 0;
   virtual ReplicationStatus replication_status() const = 0;
   virtual uint64_t fsync_count() const = 0;
+  // Membership in effect, and the leader's way to change it one server at a time.
+  virtual MembershipView membership() const = 0;
+  virtual void add_peer(uint64_t id, const std::string& host, uint16_t port) = 0;
+  // False if this server cannot make the change now (not leader, a change is pending).
+  virtual bool change_membership(MembershipChange change, uint64_t id) = 0;
 };
 
 }  // namespace zkraft::server

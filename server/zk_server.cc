@@ -13,6 +13,7 @@
 #include "server/digest_auth.h"
 #include "tree/acl.h"
 #include "server/four_letter_words.h"
+#include "server/membership_text.h"
 #include "session/session_password.h"
 #include "session/session_timeout.h"
 
@@ -60,22 +61,6 @@ bool is_logged_op(int32_t o) {
 
 }  // namespace
 
-std::string ensemble_config_text(const Config& config) {
-  // ZooKeeper's dynamic-config format, as a quorum peer shows it in /zookeeper/config.
-  std::string text;
-  for (const auto& s : config.servers) {
-    text += fmt::format("server.{}={}:{}:{}:{}", s.id, s.host, s.peer_port, s.election_port,
-                        s.role == PeerRole::kObserver ? "observer" : "participant");
-    if (s.client_port != 0) {
-      text += fmt::format(";{}:{}", s.client_address.empty() ? "0.0.0.0" : s.client_address,
-                          s.client_port);
-    }
-    text += '\n';
-  }
-  text += "version=0";
-  return text;
-}
-
 ZkServer::ZkServer(asio::io_context& io, Config config, std::unique_ptr<ReplicatedLog> log)
     : io_(io),
       config_(std::move(config)),
@@ -111,7 +96,9 @@ bool ZkServer::start() {
       std::abort();
     }
   };
-  if (!config_.standalone()) sm_.mutable_tree().set_config_data(ensemble_config_text(config_));
+  if (!config_.standalone()) {
+    sm_.mutable_tree().set_config_data(membership_text(bootstrap_servers(config_), 0));
+  }
   cb.leader_changed = [this](uint64_t leader, bool self) { on_leader_changed(leader, self); };
   cb.read_ready = [this](uint64_t context, uint64_t index) { on_read_ready(context, index); };
   cb.message = [this](uint64_t from, std::string payload) { on_peer_message(from, std::move(payload)); };
@@ -122,6 +109,7 @@ bool ZkServer::start() {
     return false;
   }
   replaying_ = false;
+  if (!config_.standalone()) learn_peers();
   for (int64_t id : sm_.sessions().ids()) session_ids_.observe(id);
   // Sessions whose client is still out there get a full timeout to come back.
   expiry_.reset_from(sm_.sessions(), now_ms());
@@ -807,6 +795,7 @@ void ZkServer::on_commit(uint64_t index, std::string_view data) {
     }
   }
   if (txn->kind == TxnKind::kReapNode) reaping_.erase(txn->path);
+  if (out.membership_changed) learn_peers();
 
   if (txn->origin_server != log_->self_id() || txn->origin_request == 0) {
     return;
@@ -853,6 +842,64 @@ void ZkServer::release_syncs() {
   }
 }
 
+// Every server learns the addresses of the members /zookeeper/config names, so that whoever
+// leads can reach them.
+void ZkServer::learn_peers() {
+  jute::Stat stat;
+  jute::Buffer data;
+  const std::vector<jute::Id> super{{"super", ""}};
+  if (sm_.tree().get_data("/zookeeper/config", super, data, stat) != err::kOk) return;
+  std::vector<PeerConfig> members;
+  if (!parse_membership_text(data.bytes, members, nullptr)) return;
+  for (const auto& m : members) {
+    log_->add_peer(static_cast<uint64_t>(m.id), m.host, static_cast<uint16_t>(m.peer_port));
+  }
+}
+
+// The leader makes Raft's membership follow /zookeeper/config, one change at a time: new
+// servers join as learners and are promoted once added; servers no longer named are removed.
+void ZkServer::reconcile_membership() {
+  jute::Stat stat;
+  jute::Buffer data;
+  const std::vector<jute::Id> super{{"super", ""}};
+  if (sm_.tree().get_data("/zookeeper/config", super, data, stat) != err::kOk) return;
+  if (stat.version < 0) return;  // never reconfigured: the bootstrap membership stands
+  std::vector<PeerConfig> desired;
+  if (!parse_membership_text(data.bytes, desired, nullptr) || desired.empty()) return;
+  auto actual = log_->membership();
+  auto has = [](const std::vector<uint64_t>& v, uint64_t id) {
+    return std::find(v.begin(), v.end(), id) != v.end();
+  };
+  for (const auto& m : desired) {
+    auto id = static_cast<uint64_t>(m.id);
+    if (!has(actual.voters, id) && !has(actual.learners, id)) {
+      log_->add_peer(id, m.host, static_cast<uint16_t>(m.peer_port));
+      log_->change_membership(MembershipChange::kAddLearner, id);
+      return;
+    }
+    if (m.role == PeerRole::kParticipant && has(actual.learners, id)) {
+      log_->change_membership(MembershipChange::kPromote, id);
+      return;
+    }
+  }
+  auto wanted = [&](uint64_t id) {
+    return std::any_of(desired.begin(), desired.end(),
+                       [&](const PeerConfig& m) { return static_cast<uint64_t>(m.id) == id; });
+  };
+  // Others first: a leader that removes itself steps down once that change commits.
+  for (const auto* list : {&actual.learners, &actual.voters}) {
+    for (uint64_t id : *list) {
+      if (!wanted(id) && id != log_->self_id()) {
+        log_->change_membership(MembershipChange::kRemove, id);
+        return;
+      }
+    }
+  }
+  if (!wanted(log_->self_id()) && has(actual.voters, log_->self_id())) {
+    log_->change_membership(MembershipChange::kRemove, log_->self_id());
+  }
+}
+
 void ZkServer::tick() {
   if (stopped_) return;
   int64_t now = now_ms();
@@ -866,6 +913,7 @@ void ZkServer::tick() {
   }
   for (auto& conn : idle) conn->close("client silent for longer than its session timeout");
   if (log_->is_leader()) {
+    if (!config_.standalone()) reconcile_membership();
     for (int64_t id : expiry_.expired(now)) {
       if (closing_sessions_.count(id) || !sm_.sessions().contains(id)) continue;
       closing_sessions_.insert(id);

@@ -32,9 +32,6 @@
 
 namespace zkraft::server {
 
-// The ensemble's membership as ZooKeeper writes it into /zookeeper/config.
-std::string ensemble_config_text(const Config& config);
-
 class ZkServer : public FrameSink {
  public:
   ZkServer(boost::asio::io_context& io, Config config, std::unique_ptr<ReplicatedLog> log);
@@ -96,6 +93,8 @@ class ZkServer : public FrameSink {
   void on_read_ready(uint64_t context, uint64_t index);
   void complete_sync(uint64_t request_id);
   void release_syncs();
+  void learn_peers();
+  void reconcile_membership();
   void update_flow_control(Client& c);
   std::string render_status(std::string_view cmd);
   ServerStatus status() const;
@@ -112,7 +111,7 @@ class ZkServer : public FrameSink {
   uint16_t port_ = 0;
   bool stopped_ = false;
 
-  ZkStateMachine sm_{StateMachineOptions{config_.extended_types_enabled}};
+  ZkStateMachine sm_{StateMachineOptions{config_.extended_types_enabled, config_.reconfig_enabled}};
   session::WatchRegistry watches_;
   session::SessionExpiryTracker expiry_;
   session::SessionIdGenerator session_ids_;

@@ -8,6 +8,11 @@
 #include "jute/opcodes.h"
 #include "jute/request.h"
 #include "jute/responses.h"
+#include "server/membership_text.h"
+#include "tree/acl.h"
+
+#include <algorithm>
+#include <charconv>
 
 namespace zkraft::server {
 
@@ -181,12 +186,114 @@ void ZkStateMachine::apply_request(const tree::TxnContext& ctx, const Txn& txn,
       return;
     }
     case op::kReconfig:
-      // Dynamic reconfiguration is off, as in ZooKeeper's default (reconfigEnabled=false).
-      out.err = jute::err::kReconfigDisabled;
+      apply_reconfig(ctx, txn, std::get<jute::ReconfigRequest>(body), out);
       return;
     default:
       out.err = jute::err::kUnimplemented;
       return;
+  }
+}
+
+namespace {
+std::vector<std::string_view> split_commas(std::string_view s) {
+  std::vector<std::string_view> out;
+  while (!s.empty()) {
+    size_t c = s.find(',');
+    std::string_view item = s.substr(0, c);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) out.push_back(item);
+    s = c == std::string_view::npos ? std::string_view() : s.substr(c + 1);
+  }
+  return out;
+}
+}  // namespace
+
+void ZkStateMachine::apply_reconfig(const tree::TxnContext& ctx, const Txn& txn,
+                                    const jute::ReconfigRequest& req, ApplyOutcome& out) {
+  namespace err = jute::err;
+  if (!options_.reconfig_enabled) {
+    out.err = err::kReconfigDisabled;  // ZooKeeper's default: reconfigEnabled=false
+    return;
+  }
+  const std::string path = "/zookeeper/config";
+  std::vector<jute::ACL> acl;
+  jute::Stat stat;
+  const std::vector<jute::Id> super{{"super", ""}};
+  if (tree_.get_acl(path, super, acl, stat) != err::kOk) {
+    out.err = err::kSystemError;
+    return;
+  }
+  if (!tree::acl_allows(acl, jute::perms::kWrite, txn.auth, tree_.schemes())) {
+    out.err = err::kNoAuth;
+    return;
+  }
+  jute::Buffer data;
+  tree_.get_data(path, super, data, stat);
+  std::vector<PeerConfig> members;
+  int64_t version = 0;
+  if (data.bytes.empty() || !parse_membership_text(data.bytes, members, &version)) {
+    out.err = err::kUnimplemented;  // standalone: nothing to reconfigure
+    return;
+  }
+  if (req.cur_config_id >= 0 && req.cur_config_id != version) {
+    out.err = err::kBadVersion;
+    return;
+  }
+  auto upsert = [&](const PeerConfig& p) {
+    auto it = std::find_if(members.begin(), members.end(),
+                           [&](const PeerConfig& m) { return m.id == p.id; });
+    if (it == members.end()) {
+      members.push_back(p);
+    } else {
+      *it = p;
+    }
+  };
+  if (!req.new_members.empty()) {
+    members.clear();
+    for (auto spec : split_commas(req.new_members)) {
+      PeerConfig p;
+      if (!parse_server_spec(spec, p, nullptr)) {
+        out.err = err::kBadArguments;
+        return;
+      }
+      upsert(p);
+    }
+  } else {
+    for (auto spec : split_commas(req.joining_servers)) {
+      PeerConfig p;
+      if (!parse_server_spec(spec, p, nullptr)) {
+        out.err = err::kBadArguments;
+        return;
+      }
+      upsert(p);
+    }
+    for (auto id_text : split_commas(req.leaving_servers)) {
+      int64_t id = 0;
+      auto r = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+      if (r.ec != std::errc()) {
+        out.err = err::kBadArguments;
+        return;
+      }
+      std::erase_if(members, [&](const PeerConfig& m) { return m.id == id; });
+    }
+  }
+  std::sort(members.begin(), members.end(),
+            [](const PeerConfig& a, const PeerConfig& b) { return a.id < b.id; });
+  size_t voters = std::count_if(members.begin(), members.end(),
+                                [](const PeerConfig& m) { return m.role == PeerRole::kParticipant; });
+  if (voters == 0) {
+    out.err = err::kBadArguments;
+    return;
+  }
+  std::string text = membership_text(members, ctx.zxid);
+  tree::TxnContext as_super = ctx;
+  as_super.auth = &super;
+  jute::Buffer new_data{text, false};
+  out.err = tree_.set_data(as_super, path, new_data, -1, stat, out.triggers);
+  if (out.err == err::kOk) {
+    out.reply = encode_body(jute::GetDataResponse{new_data, stat});
+    out.membership_changed = true;
   }
 }
 

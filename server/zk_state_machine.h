@@ -9,6 +9,7 @@
 
 #include "jute/archive.h"
 #include "jute/multi.h"
+#include "jute/requests.h"
 #include "server/txn.h"
 #include "session/session_table.h"
 #include "tree/znode_tree.h"
@@ -22,11 +23,13 @@ struct ApplyOutcome {
   std::vector<tree::WatchTrigger> triggers;
   bool session_created = false;
   bool session_closed = false;  // the txn ended `txn.session_id`
+  bool membership_changed = false;  // a reconfig rewrote /zookeeper/config
 };
 
 // Behaviour switches that must be identical on every server of an ensemble.
 struct StateMachineOptions {
   bool extended_types_enabled = false;  // zookeeper.extendedTypesEnabled: TTL nodes
+  bool reconfig_enabled = false;        // reconfigEnabled: the reconfig op
 };
 
 class ZkStateMachine {
@@ -50,6 +53,8 @@ class ZkStateMachine {
 
  private:
   void apply_request(const tree::TxnContext& ctx, const Txn& txn, ApplyOutcome& out);
+  void apply_reconfig(const tree::TxnContext& ctx, const Txn& txn, const jute::ReconfigRequest& req,
+                      ApplyOutcome& out);
   void apply_multi(const tree::TxnContext& ctx, const jute::MultiRequest& req, ApplyOutcome& out);
 
   StateMachineOptions options_;
