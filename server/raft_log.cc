@@ -108,8 +108,8 @@ ReplicationStatus RaftLog::replication_status() const {
   s.quorum_size = static_cast<int64_t>(st.membership.voters.size() / 2 + 1);
   for (const auto& p : st.peers) {
     ++s.learners;
-    // In sync: acknowledged everything up to the commit point recently.
-    bool synced = p.recent_active && p.match >= st.commit;
+    // In sync: heard from lately and being streamed entries (not probing, not on a snapshot).
+    bool synced = p.recent_active && p.state == consensus::ProgressState::kReplicate;
     if (synced) {
       if (p.learner) {
         ++s.synced_observers;

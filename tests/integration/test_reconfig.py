@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+"""Membership changes through ZooKeeper's reconfig op: a 3-server ensemble grows to 5 and shrinks
+back to 3 while clients keep writing; /zookeeper/config follows, the new servers serve every write,
+and no acknowledged write is lost.
+
+    ZK_TARGET=zkraft ZKRAFT_BIN=build/server/zkraft-server /usr/bin/python3 tests/integration/test_reconfig.py
+
+zkraft only: a joining zkraft server says so with `zkraft.joining=true` (ZooKeeper's dynamic
+config files work differently), so this suite is not differential.
+"""
+
+import base64
+import hashlib
+import logging
+import os
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Server, free_port  # noqa: E402
+
+from kazoo.client import KazooClient  # noqa: E402
+from kazoo.exceptions import KazooException  # noqa: E402
+from kazoo.retry import KazooRetry  # noqa: E402
+
+logging.basicConfig(level=logging.CRITICAL)
+
+WAIT = 30.0
+SUPER_DIGEST = "super:" + base64.b64encode(hashlib.sha1(b"super:secret").digest()).decode()
+
+
+def spec(sid, ports):
+    client, peer, elect = ports
+    return "server.%d=127.0.0.1:%d:%d;127.0.0.1:%d" % (sid, peer, elect, client)
+
+
+def mode(member):
+    for line in member.four_letter("srvr").splitlines():
+        if line.startswith("Mode: "):
+            return line[6:].strip()
+    return ""
+
+
+class Reconfig(unittest.TestCase):
+    def setUp(self):
+        self.ports = {i: (free_port(), free_port(), free_port()) for i in range(1, 6)}
+        self.servers = {}
+
+    def tearDown(self):
+        for s in self.servers.values():
+            s.close()
+
+    def start(self, sid, listed, joining=False):
+        cfg = {"server.%d" % j: spec(j, self.ports[j]).split("=", 1)[1] for j in listed}
+        cfg.update({"initLimit": 10, "syncLimit": 5, "reconfigEnabled": "true",
+                    "DigestAuthenticationProvider.superDigest": SUPER_DIGEST})
+        if joining:
+            cfg["zkraft.joining"] = "true"
+        s = Server(name="rc%d" % sid, port=self.ports[sid][0], myid=sid, extra_cfg=cfg)
+        s.launch()
+        self.servers[sid] = s
+        return s
+
+    def admin(self, sids):
+        c = KazooClient(hosts=",".join(self.servers[i].hosts for i in sids), timeout=10.0)
+        c.start(timeout=WAIT)
+        c.add_auth("digest", "super:secret")
+        return c
+
+    def test_grow_to_five_and_shrink_back_with_clients_writing(self):
+        if harness.target_kind() != "zkraft":
+            self.skipTest("zkraft's joining flag; ZooKeeper uses dynamic config files")
+        for i in (1, 2, 3):
+            self.start(i, [1, 2, 3])
+        for i in (1, 2, 3):
+            self.assertTrue(self.servers[i].wait_serving(WAIT), self.servers[i].log_tail())
+
+        acked, stop_writing = [], threading.Event()
+
+        def writer():
+            c = KazooClient(hosts=",".join(self.servers[i].hosts for i in (1, 2, 3)), timeout=10.0,
+                            connection_retry=KazooRetry(max_tries=-1, max_delay=0.5))
+            c.start(timeout=WAIT)
+            c.ensure_path("/w")
+            n = 0
+            while not stop_writing.is_set():
+                try:
+                    c.create("/w/n%06d" % n, b"v")
+                    acked.append(n)
+                except KazooException:
+                    pass  # outcome unknown (connection loss) or retried create: counted only if acked
+                n += 1
+            c.stop()
+            c.close()
+
+        t = threading.Thread(target=writer)
+        t.start()
+        try:
+            self.start(4, [1, 2, 3, 4], joining=True)
+            self.start(5, [1, 2, 3, 5], joining=True)
+            admin = self.admin([1, 2, 3])
+            data, _ = admin.reconfig(joining=spec(4, self.ports[4]), leaving=None, new_members=None)
+            self.assertIn("server.4=", data.decode())
+            data, _ = admin.reconfig(joining=spec(5, self.ports[5]), leaving=None, new_members=None)
+            self.assertIn("server.5=", data.decode())
+            config = admin.get("/zookeeper/config")[0].decode()
+            self.assertEqual(sorted(l.split("=")[0] for l in config.splitlines() if l.startswith("server.")),
+                             ["server.%d" % i for i in range(1, 6)])
+            # the new servers join Raft and serve
+            self.assertTrue(harness.wait_until(
+                lambda: sorted(mode(self.servers[i]) for i in range(1, 6)).count("follower") == 4, WAIT),
+                "modes: %s" % [mode(self.servers[i]) for i in range(1, 6)])
+            leader = next(i for i in range(1, 6) if mode(self.servers[i]) == "leader")
+            self.assertTrue(harness.wait_until(
+                lambda: "zk_synced_followers\t4" in self.servers[leader].four_letter("mntr"), WAIT),
+                self.servers[leader].four_letter("mntr"))
+            self.assertIn("zk_quorum_size\t3", self.servers[leader].four_letter("mntr"))
+            time.sleep(1.0)
+
+            # shrink back: 4 and 5 leave
+            admin.stop()
+            admin.close()
+            admin = self.admin([1, 2, 3])
+            data, _ = admin.reconfig(joining=None, leaving="4,5", new_members=None)
+            self.assertNotIn("server.4=", data.decode())
+            self.assertNotIn("server.5=", data.decode())
+            self.assertTrue(harness.wait_until(
+                lambda: "zk_synced_followers\t2" in self.servers[
+                    next(i for i in (1, 2, 3) if mode(self.servers[i]) == "leader")].four_letter("mntr"),
+                WAIT), "the leader still counts the removed servers")
+            time.sleep(1.0)
+        finally:
+            stop_writing.set()
+            t.join(WAIT)
+        self.assertGreater(len(acked), 50, "the writer made too little progress")
+        # every acknowledged write is on each of the remaining servers
+        for i in (1, 2, 3):
+            c = KazooClient(hosts=self.servers[i].hosts, timeout=10.0)
+            c.start(timeout=WAIT)
+            c.sync("/w")
+            present = set(c.get_children("/w"))
+            missing = [n for n in acked if "n%06d" % n not in present]
+            self.assertEqual(missing, [], "server %d lost acknowledged writes" % i)
+            c.stop()
+            c.close()
+
+    def test_reconfig_is_refused_without_permission_or_when_disabled(self):
+        if harness.target_kind() != "zkraft":
+            self.skipTest("zkraft's joining flag")
+        for i in (1, 2, 3):
+            self.start(i, [1, 2, 3])
+        for i in (1, 2, 3):
+            self.assertTrue(self.servers[i].wait_serving(WAIT))
+        c = KazooClient(hosts=self.servers[1].hosts, timeout=10.0)
+        c.start(timeout=WAIT)
+        from kazoo.exceptions import NoAuthError, BadVersionError
+        with self.assertRaises(NoAuthError):
+            c.reconfig(joining=None, leaving="3", new_members=None)
+        c.add_auth("digest", "super:secret")
+        with self.assertRaises(BadVersionError):
+            c.reconfig(joining=None, leaving="3", new_members=None, from_config=12345)
+        c.stop()
+        c.close()
+
+
+if __name__ == "__main__":
+    harness.run_suite()
