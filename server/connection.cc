@@ -94,14 +94,18 @@ void Connection::parse_input() {
 }
 
 void Connection::send(std::string framed) {
-  if (closed_) return;
+  if (closed_ || dropping_) return;
   ++packets_sent_;
   out_bytes_ += framed.size();
   out_.push_back(std::move(framed));
   if (out_bytes_ > limits_.kill_outbound_bytes) {
-    spdlog::warn("connection {} from {}:{}: {} bytes unread by the client; closing", id_,
-                 remote_address_, remote_port_, out_bytes_);
-    close();
+    if (!dropping_) {
+      dropping_ = true;
+      spdlog::warn("connection {} from {}:{}: {} bytes unread by the client; closing", id_,
+                   remote_address_, remote_port_, out_bytes_);
+      // Not here: the caller may be in the middle of using this connection's client state.
+      asio::post(socket_.get_executor(), [self = shared_from_this()] { self->close(); });
+    }
     return;
   }
   write_more();

@@ -37,7 +37,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
              const ConnectionLimits& limits);
 
   void start();
-  // Queues bytes (an already-framed reply). Never blocks.
+  // Queues bytes (an already-framed reply). Never blocks, never closes synchronously (a client
+  // that stopped reading is dropped from a posted handler), so callers may keep using it.
   void send(std::string framed);
   // Closes once everything queued has been written.
   void close_after_flush();
@@ -81,6 +82,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool writing_ = false;
   bool close_after_flush_ = false;
   bool closed_ = false;
+  bool dropping_ = false;  // over kill_outbound_bytes: a close is on its way
 
   uint64_t packets_received_ = 0;
   uint64_t packets_sent_ = 0;
