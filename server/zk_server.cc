@@ -1034,6 +1034,7 @@ ServerStatus ZkServer::status() const {
   st.extra_metrics.emplace_back("fsync_count", std::to_string(log_->fsync_count()));
   if (repl.mode == "leader") {
     st.extra_metrics.emplace_back("learners", std::to_string(repl.learners));
+    st.extra_metrics.emplace_back("followers", std::to_string(repl.learners));
     st.extra_metrics.emplace_back("synced_followers", std::to_string(repl.synced_followers));
     st.extra_metrics.emplace_back("synced_non_voting_followers",
                                   std::to_string(repl.synced_observers));
