@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Membership changes through ZooKeeper's reconfig op: a 3-server ensemble grows to 5 and shrinks
-back to 3 while clients keep writing; /zookeeper/config follows, the new servers serve every write,
-and no acknowledged write is lost.
+"""Membership: through ZooKeeper's reconfig op a 3-server ensemble grows to 5 and shrinks back to
+3 while clients keep writing (/zookeeper/config follows, the new servers serve every write, no
+acknowledged write is lost); an observer (server.N=...:observer) serves reads and forwards writes
+but does not count towards the quorum.
 
     ZK_TARGET=zkraft ZKRAFT_BIN=build/server/zkraft-server /usr/bin/python3 tests/integration/test_reconfig.py
 
@@ -146,6 +147,44 @@ class Reconfig(unittest.TestCase):
             self.assertEqual(missing, [], "server %d lost acknowledged writes" % i)
             c.stop()
             c.close()
+
+    def test_observer_serves_reads_and_forwards_writes_without_voting(self):
+        # server.4 is a ZooKeeper observer: a Raft learner. It must not count towards the quorum.
+        members = [1, 2, 3, 4]
+        for i in members:
+            cfg = {"server.%d" % j: spec(j, self.ports[j]).split("=", 1)[1] for j in members}
+            cfg["server.4"] = cfg["server.4"].replace(";", ":observer;", 1)
+            cfg.update({"initLimit": 10, "syncLimit": 5})
+            s = Server(name="obs%d" % i, port=self.ports[i][0], myid=i, extra_cfg=cfg)
+            s.launch()
+            self.servers[i] = s
+        for i in members:
+            self.assertTrue(self.servers[i].wait_serving(WAIT), self.servers[i].log_tail())
+        self.assertTrue(harness.wait_until(lambda: mode(self.servers[4]) == "observer", WAIT),
+                        mode(self.servers[4]))
+        c = KazooClient(hosts=self.servers[4].hosts, timeout=10.0)
+        c.start(timeout=WAIT)
+        c.create("/via-observer", b"o")
+        other = KazooClient(hosts=self.servers[1].hosts, timeout=10.0)
+        other.start(timeout=WAIT)
+        other.sync("/")
+        self.assertEqual(other.get("/via-observer")[0], b"o")
+        leader = next(i for i in (1, 2, 3) if mode(self.servers[i]) == "leader")
+        self.assertTrue(harness.wait_until(
+            lambda: "zk_synced_non_voting_followers\t1" in self.servers[leader].four_letter("mntr"), WAIT))
+        self.assertIn("zk_quorum_size\t2", self.servers[leader].four_letter("mntr"))
+        # with two voters gone, the observer cannot make a quorum: writes stop
+        for i in (1, 2, 3):
+            if i != leader:
+                self.servers[i].kill9()
+        with self.assertRaises(Exception):
+            c.create_async("/no-quorum").get(timeout=8)
+        for cl in (c, other):
+            try:
+                cl.stop()
+                cl.close()
+            except Exception:
+                pass
 
     def test_reconfig_is_refused_without_permission_or_when_disabled(self):
         if harness.target_kind() != "zkraft":
