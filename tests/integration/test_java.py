@@ -22,18 +22,36 @@ COMPILE_CP = ":".join("/usr/share/java/%s.jar" % j for j in (
 RUN_CP_EXTRA = "/usr/share/java/slf4j-nop.jar"
 
 
+def compile_java_mains():
+    """javac every main in java/ into a fresh temp dir; returns the dir."""
+    classes_dir = harness.make_temp_dir("zkit-java-")
+    sources = sorted(os.path.join(JAVA_DIR, f) for f in os.listdir(JAVA_DIR) if f.endswith(".java"))
+    r = subprocess.run(["javac", "-nowarn", "-d", classes_dir, "-cp", COMPILE_CP] + sources,
+                       capture_output=True, text=True, timeout=180)
+    if r.returncode != 0:
+        raise RuntimeError("javac failed:\n" + r.stdout + r.stderr)
+    return classes_dir
+
+
+def run_java_main(test, classes_dir, cls_name, hosts):
+    """Runs one compiled main against `hosts`; it must exit 0 and report no failed check."""
+    cp = ":".join([classes_dir, COMPILE_CP, RUN_CP_EXTRA])
+    r = subprocess.run(["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                        "-cp", cp, cls_name, hosts],
+                       capture_output=True, text=True, timeout=150)
+    out = r.stdout + r.stderr
+    print(out.rstrip())
+    test.assertEqual(r.returncode, 0, "%s exited %d" % (cls_name, r.returncode))
+    test.assertRegex(out, r"\d+ passed, 0 failed")
+
+
 class JavaClients(unittest.TestCase):
     classes_dir = None
     server = None
 
     @classmethod
     def setUpClass(cls):
-        cls.classes_dir = harness.make_temp_dir("zkit-java-")
-        sources = sorted(os.path.join(JAVA_DIR, f) for f in os.listdir(JAVA_DIR) if f.endswith(".java"))
-        r = subprocess.run(["javac", "-nowarn", "-d", cls.classes_dir, "-cp", COMPILE_CP] + sources,
-                           capture_output=True, text=True, timeout=180)
-        if r.returncode != 0:
-            raise RuntimeError("javac failed:\n" + r.stdout + r.stderr)
+        cls.classes_dir = compile_java_mains()
         cls.server = harness.Server(name="java").start()
 
     @classmethod
@@ -43,14 +61,7 @@ class JavaClients(unittest.TestCase):
         shutil.rmtree(cls.classes_dir, ignore_errors=True)
 
     def run_main(self, cls_name):
-        cp = ":".join([self.classes_dir, COMPILE_CP, RUN_CP_EXTRA])
-        r = subprocess.run(["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                            "-cp", cp, cls_name, self.server.hosts],
-                           capture_output=True, text=True, timeout=150)
-        out = r.stdout + r.stderr
-        print(out.rstrip())
-        self.assertEqual(r.returncode, 0, "%s exited %d" % (cls_name, r.returncode))
-        self.assertRegex(out, r"\d+ passed, 0 failed")
+        run_java_main(self, self.classes_dir, cls_name, self.server.hosts)
 
     def test_session_and_watches_survive_server_restart(self):
         # own server: this one gets killed and restarted under the client

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A real network partition: three zkraft servers, each in a network namespace this test creates
-(veth pairs on a bridge, addresses 10.203.0.1-3, the test's clients on 10.203.0.254). Blackhole
+(veth pairs on a bridge; netns addresses 10.203.0.1-3, the test's clients on the bridge's .254). Blackhole
 routes cut server 3 off from 1 and 2 while clients still reach every server. The majority side
 keeps committing; the minority server cannot commit a write; after the partition heals, server 3
 catches up and no acknowledged write is lost. Everything created is removed at the end.
