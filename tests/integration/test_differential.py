@@ -587,7 +587,7 @@ def run_raw_acl_script(server, T):
     rec("create ip ACL", *owner.call(W.OP_CREATE, W.create_body("/acl/ip", b"i", acls=[(ALL, "ip", "127.0.0.1")])),
         lambda d: d.ustring())
     rec("create ip range ACL", *owner.call(W.OP_CREATE, W.create_body("/acl/iprange", b"i",
-        acls=[(ALL, "ip", "10.0.0.0/8")])), lambda d: d.ustring())
+        acls=[(ALL, "ip", "203.0.0.0/8")])), lambda d: d.ustring())
     rec("create bad ip ACL", *owner.call(W.OP_CREATE, W.create_body("/acl/badip", b"", acls=[(ALL, "ip", "not-an-ip")])))
     rec("create bad digest id", *owner.call(W.OP_CREATE, W.create_body("/acl/baddigest", b"",
         acls=[(ALL, "digest", "nocolon")])))

@@ -98,7 +98,7 @@ tickTime = 3000
 dataDir=/var/zk
 dataLogDir=/var/zklog
 clientPort=2999
-clientPortAddress=10.0.0.1
+clientPortAddress=203.0.0.1
 initLimit=7
 syncLimit=3
 minSessionTimeout=5000
@@ -118,7 +118,7 @@ some.unknown.key=whatever
   EXPECT_EQ(c.data_dir, "/var/zk");
   EXPECT_EQ(c.data_log_dir, "/var/zklog");
   EXPECT_EQ(c.client_port, 2999);
-  EXPECT_EQ(c.client_address, "10.0.0.1");
+  EXPECT_EQ(c.client_address, "203.0.0.1");
   EXPECT_EQ(c.init_limit, 7);
   EXPECT_EQ(c.sync_limit, 3);
   EXPECT_EQ(c.min_session_timeout_ms, 5000);
@@ -198,7 +198,7 @@ TEST(ZooCfg, WhitelistStar) {
 TEST(ZooCfg, ServerLines) {
   Config c;
   std::string err;
-  ASSERT_TRUE(parse_zoo_cfg(R"(server.3=zk3.example:2890:3890:observer;10.0.0.3:2183
+  ASSERT_TRUE(parse_zoo_cfg(R"(server.3=zk3.example:2890:3890:observer;203.0.0.3:2183
 server.1=zk1.example:2888:3888
 server.2=zk2.example:2889:3889:participant;2182
 server.4=[::1]:2891:3891;[::1]:2184
@@ -209,7 +209,7 @@ server.4=[::1]:2891:3891;[::1]:2184
   EXPECT_EQ(c.servers[0], (PeerConfig{1, "zk1.example", 2888, 3888, PeerRole::kParticipant, "", 0}));
   EXPECT_EQ(c.servers[1], (PeerConfig{2, "zk2.example", 2889, 3889, PeerRole::kParticipant, "", 2182}));
   EXPECT_EQ(c.servers[2],
-            (PeerConfig{3, "zk3.example", 2890, 3890, PeerRole::kObserver, "10.0.0.3", 2183}));
+            (PeerConfig{3, "zk3.example", 2890, 3890, PeerRole::kObserver, "203.0.0.3", 2183}));
   EXPECT_EQ(c.servers[3], (PeerConfig{4, "::1", 2891, 3891, PeerRole::kParticipant, "::1", 2184}));
   EXPECT_FALSE(c.standalone());
 }
@@ -275,7 +275,7 @@ fsync: false
 snap_count: 500
 servers:
   - {id: 1, host: a, peer_port: 2888, election_port: 3888}
-  - {id: 2, host: b, peer_port: 2889, role: observer, client_address: 10.1.1.1, client_port: 2182}
+  - {id: 2, host: b, peer_port: 2889, role: observer, client_address: 203.1.1.1, client_port: 2182}
 )",
                                 c, &err))
       << err;
@@ -301,7 +301,7 @@ servers:
   EXPECT_EQ(c.snap_count, 500);
   ASSERT_EQ(c.servers.size(), 2u);
   EXPECT_EQ(c.servers[0], (PeerConfig{1, "a", 2888, 3888, PeerRole::kParticipant, "", 0}));
-  EXPECT_EQ(c.servers[1], (PeerConfig{2, "b", 2889, 0, PeerRole::kObserver, "10.1.1.1", 2182}));
+  EXPECT_EQ(c.servers[1], (PeerConfig{2, "b", 2889, 0, PeerRole::kObserver, "203.1.1.1", 2182}));
   ASSERT_NE(c.self(), nullptr);
   EXPECT_EQ(c.self()->host, "b");
 }

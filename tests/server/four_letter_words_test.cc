@@ -287,8 +287,8 @@ TEST(FourLetterWords, Conf) {
 TEST(FourLetterWords, ConfInAnEnsemble) {
   Config c = all_words();
   c.server_id = 2;
-  c.servers = {PeerConfig{1, "10.0.0.1", 2888, 3888, PeerRole::kParticipant, "", 0},
-               PeerConfig{2, "10.0.0.2", 2889, 3889, PeerRole::kParticipant, "10.0.0.2", 2182},
+  c.servers = {PeerConfig{1, "203.0.0.1", 2888, 3888, PeerRole::kParticipant, "", 0},
+               PeerConfig{2, "203.0.0.2", 2889, 3889, PeerRole::kParticipant, "203.0.0.2", 2182},
                PeerConfig{3, "::1", 2890, 3890, PeerRole::kObserver, "", 2183}};
   std::string out = render("conf", sample_status(), c);
   const std::string tail =
@@ -300,8 +300,8 @@ TEST(FourLetterWords, ConfInAnEnsemble) {
       "quorumPort=2889\n"
       "peerType=0\n"
       "membership: \n"
-      "server.1=10.0.0.1:2888:3888:participant\n"
-      "server.2=10.0.0.2:2889:3889:participant;10.0.0.2:2182\n"
+      "server.1=203.0.0.1:2888:3888:participant\n"
+      "server.2=203.0.0.2:2889:3889:participant;203.0.0.2:2182\n"
       "server.3=[::1]:2890:3890:observer;0.0.0.0:2183\n"
       "version=0";
   ASSERT_GE(out.size(), tail.size());

@@ -43,10 +43,10 @@ TEST(AclTest, DigestMatchesByEquality) {
 TEST(AclTest, IpExactAndCidr) {
   EXPECT_TRUE(ip_matches("127.0.0.1", "127.0.0.1"));
   EXPECT_FALSE(ip_matches("127.0.0.2", "127.0.0.1"));
-  EXPECT_TRUE(ip_matches("10.1.2.3", "10.0.0.0/8"));
-  EXPECT_FALSE(ip_matches("11.1.2.3", "10.0.0.0/8"));
-  EXPECT_TRUE(ip_matches("192.168.1.200", "192.168.1.128/25"));
-  EXPECT_FALSE(ip_matches("192.168.1.100", "192.168.1.128/25"));
+  EXPECT_TRUE(ip_matches("203.1.2.3", "203.0.0.0/8"));
+  EXPECT_FALSE(ip_matches("11.1.2.3", "203.0.0.0/8"));
+  EXPECT_TRUE(ip_matches("198.51.100.200", "198.51.100.128/25"));
+  EXPECT_FALSE(ip_matches("198.51.100.100", "198.51.100.128/25"));
   EXPECT_TRUE(ip_matches("1.2.3.4", "0.0.0.0/0"));
   EXPECT_FALSE(ip_matches("1.2.3.4", "1.2.3.4/33"));
   EXPECT_FALSE(ip_matches("1.2.3.4", "garbage"));
@@ -55,8 +55,8 @@ TEST(AclTest, IpExactAndCidr) {
   EXPECT_FALSE(ip_matches("fe81::1", "fe80::/16"));
   EXPECT_FALSE(ip_matches("127.0.0.1", "::1"));  // v4 vs v6 never match
 
-  std::vector<ACL> acl{{perms::kRead, {"ip", "10.0.0.0/8"}}};
-  EXPECT_TRUE(acl_allows(acl, perms::kRead, {{"ip", "10.9.9.9"}}, kSchemes));
+  std::vector<ACL> acl{{perms::kRead, {"ip", "203.0.0.0/8"}}};
+  EXPECT_TRUE(acl_allows(acl, perms::kRead, {{"ip", "203.9.9.9"}}, kSchemes));
   EXPECT_FALSE(acl_allows(acl, perms::kRead, {{"ip", "127.0.0.1"}}, kSchemes));
 }
 

@@ -41,7 +41,7 @@ TEST(LatencyStats, LargestGapFindsTheWidestHoleInUnsortedTimes) {
 
 TEST(ParseServers, ListWithDefaultPort) {
   std::vector<HostPort> s;
-  ASSERT_TRUE(parse_servers("127.0.0.1:2181,localhost,10.0.0.2:2999", s));
+  ASSERT_TRUE(parse_servers("127.0.0.1:2181,localhost,203.0.0.2:2999", s));
   ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(s[0].to_string(), "127.0.0.1:2181");
   EXPECT_EQ(s[1].to_string(), "localhost:2181");
