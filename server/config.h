@@ -49,6 +49,7 @@ struct Config {
   int32_t global_outstanding_limit = 1000;
   int32_t max_outstanding_per_connection = 1000;
   int32_t max_watches_per_connection = 0;  // distinct watched paths per connection; 0 = unlimited
+  int32_t network_threads = 0;          // client connection threads; 0 = one per core, at most 4
 
   // 4lw commands allowed on the client port. "*" allows all. ZooKeeper's default is srvr only.
   // Ask is_whitelisted() (four_letter_words.h), which also applies ZooKeeper's srvr rule.

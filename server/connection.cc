@@ -3,10 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
-#include <cstring>
-#include <set>
-
-#include "jute/frame.h"
+#include <vector>
 
 namespace zkraft::server {
 
@@ -14,17 +11,17 @@ namespace asio = boost::asio;
 
 namespace {
 constexpr size_t kReadChunk = 16 * 1024;
-
-int32_t load_be32(const char* p) {
-  auto b = reinterpret_cast<const uint8_t*>(p);
-  return static_cast<int32_t>((uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) |
-                              (uint32_t{b[2]} << 8) | uint32_t{b[3]});
-}
 }  // namespace
 
-Connection::Connection(asio::ip::tcp::socket socket, uint64_t id, FrameSink& sink,
-                       const ConnectionLimits& limits)
-    : socket_(std::move(socket)), id_(id), sink_(sink), limits_(limits) {
+Connection::Connection(asio::ip::tcp::socket socket, uint64_t id, ConnectionSink& sink,
+                       const ConnectionLimits& limits, const Clock& clock)
+    : socket_(std::move(socket)),
+      id_(id),
+      sink_(sink),
+      limits_(limits),
+      clock_(clock),
+      frames_(limits.max_frame) {
+  decode_limits_.max_buffer = limits.max_frame;
   boost::system::error_code ec;
   auto ep = socket_.remote_endpoint(ec);
   if (!ec) {
@@ -34,7 +31,16 @@ Connection::Connection(asio::ip::tcp::socket socket, uint64_t id, FrameSink& sin
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
 }
 
-void Connection::start() { read_more(); }
+void Connection::start() {
+  ClientMessage m;
+  m.kind = ClientMessage::Kind::kOpened;
+  m.conn = id_;
+  m.remote_address = remote_address_;
+  m.remote_port = remote_port_;
+  sink_.on_message(std::move(m));
+  sink_.flush();
+  read_more();
+}
 
 bool Connection::want_read() const {
   return !closed_ && !paused_ && !read_eof_ && !close_after_flush_ &&
@@ -50,62 +56,69 @@ void Connection::read_more() {
         self->reading_ = false;
         if (self->closed_) return;
         if (ec) {
-          if (ec == asio::error::eof && self->close_after_flush_) {
+          if (ec == asio::error::eof && (self->close_after_flush_ || self->four_letter_word_)) {
             self->read_eof_ = true;  // a 4lw client that half-closed: still owed its answer
             return;
           }
           self->close();
           return;
         }
-        self->inbuf_.append(chunk->data(), n);
-        self->parse_input();
+        self->parse_input(std::string_view(chunk->data(), n));
+        self->sink_.flush();
         self->read_more();
       });
 }
 
-void Connection::parse_input() {
-  size_t pos = 0;
-  while (!closed_ && !close_after_flush_ && inbuf_.size() - pos >= 4) {
-    if (first_packet_) {
-      std::string word(inbuf_.data() + pos, 4);
-      if (jute::is_four_letter_word(word)) {
-        first_packet_ = false;
-        inbuf_.clear();
-        sink_.on_four_letter_word(shared_from_this(), word);
-        return;
-      }
-    }
-    int32_t len = load_be32(inbuf_.data() + pos);
-    if (len < 0 || len > limits_.max_frame) {
-      spdlog::warn("connection {} from {}:{}: frame length {} outside [0, {}]; closing", id_,
-                   remote_address_, remote_port_, len, limits_.max_frame);
-      close();
+void Connection::parse_input(std::string_view bytes) {
+  if (close_after_flush_ || four_letter_word_) return;  // the answer is all that is left
+  if (!first_bytes_seen_) {
+    // A four-letter word is recognised only as the first 4 bytes of a connection.
+    head_.append(bytes);
+    auto kind = jute::classify_first_bytes(head_);
+    if (kind == jute::FirstBytes::kNeedMore) return;
+    first_bytes_seen_ = true;
+    if (kind == jute::FirstBytes::kFourLetterWord) {
+      ClientMessage m;
+      m.kind = ClientMessage::Kind::kFourLetterWord;
+      m.conn = id_;
+      m.word = head_.substr(0, 4);
+      four_letter_word_ = true;  // whatever follows (stmk's mask) is not read as frames
+      head_.clear();
+      sink_.on_message(std::move(m));
       return;
     }
-    if (inbuf_.size() - pos - 4 < static_cast<size_t>(len)) break;
-    first_packet_ = false;
-    ++packets_received_;
-    std::string_view frame(inbuf_.data() + pos + 4, static_cast<size_t>(len));
-    pos += 4 + static_cast<size_t>(len);
-    sink_.on_frame(shared_from_this(), frame);
+    std::string first = std::move(head_);
+    head_.clear();
+    parse_input(first);
+    return;
   }
-  if (closed_) return;
-  inbuf_.erase(0, pos);
+  std::vector<std::string> frames;
+  const bool ok = frames_.feed(bytes, frames);
+  const int64_t now = clock_.monotonic_ms();
+  for (const auto& f : frames) {
+    ClientMessage m = connect_seen_ ? decode_request_frame(id_, f, decode_limits_)
+                                    : decode_connect_frame(id_, f, decode_limits_);
+    connect_seen_ = true;
+    m.received_ms = now;
+    sink_.on_message(std::move(m));
+  }
+  if (!ok) {
+    spdlog::warn("connection {} from {}:{}: frame length outside [0, {}]; closing", id_,
+                 remote_address_, remote_port_, limits_.max_frame);
+    close();
+  }
 }
 
 void Connection::send(std::string framed) {
   if (closed_ || dropping_) return;
-  ++packets_sent_;
   out_bytes_ += framed.size();
   out_.push_back(std::move(framed));
   if (out_bytes_ > limits_.kill_outbound_bytes) {
-    if (!dropping_) {
-      dropping_ = true;
-      spdlog::warn("connection {} from {}:{}: {} bytes unread by the client; closing", id_,
-                   remote_address_, remote_port_, out_bytes_);
-      // Not here: the caller may be in the middle of using this connection's client state.
-      asio::post(socket_.get_executor(), [self = shared_from_this()] { self->close(); });
-    }
+    dropping_ = true;
+    spdlog::warn("connection {} from {}:{}: {} bytes unread by the client; closing", id_,
+                 remote_address_, remote_port_, out_bytes_);
+    // Not here: the caller may be in the middle of a batch for this connection.
+    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->close(); });
     return;
   }
   write_more();
@@ -161,17 +174,14 @@ void Connection::close(std::string_view reason) {
   socket_.close(ec);
   out_.clear();
   out_bytes_ = 0;
-  inbuf_.clear();
-  inbuf_.shrink_to_fit();
-  sink_.on_closed(shared_from_this());
+  frames_ = jute::FrameDecoder(limits_.max_frame);
+  sink_.on_closed(*this);
 }
 
-void Connection::pause_reading() { paused_ = true; }
-
-void Connection::resume_reading() {
-  if (!paused_) return;
-  paused_ = false;
-  read_more();
+void Connection::set_reading(bool reading) {
+  if (paused_ == !reading) return;
+  paused_ = !reading;
+  if (reading) read_more();
 }
 
 }  // namespace zkraft::server

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "server/config.h"
-#include "server/raft_log.h"
+#include "server/raft_replicated_log.h"
 #include "server/zk_server.h"
 
 int main(int argc, char** argv) {
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   }
 
   boost::asio::io_context io;
-  std::unique_ptr<ReplicatedLog> log = RaftLog::create(io, config, &error);
+  std::unique_ptr<ReplicatedLog> log = RaftReplicatedLog::create(io.get_executor(), config, &error);
   if (!log) {
     spdlog::critical("cannot open the log in {}: {}", config.data_dir, error);
     return 1;

@@ -1,10 +1,21 @@
 #pragma once
-// What the ZooKeeper front end needs from the log beneath it. The standalone server uses a
-// one-node log (LocalLog: durable = committed); an ensemble uses Raft (RaftLog) behind the same
-// interface. Every callback runs on the server's io thread.
+// ReplicatedLog: the one seam between the ZooKeeper server and consensus. The server proposes
+// encoded Txns and learns, in log order, what was committed; consensus::RaftNode sits behind it in
+// production (RaftReplicatedLog, on its own thread), an in-memory fake in the server's unit tests
+// (tests/server/fake_replicated_log.h).
+//
+// Threads: every method is called on the state thread, and every LogListener call is made on it,
+// in the order consensus produced them (restore, applies, leader changes, read points and peer
+// messages interleaved exactly as they happened). Methods never call the listener back from
+// inside themselves.
+//
+// Leadership as the state thread sees it (leader(), is_leader()) changes only through
+// on_leader_changed, so it is consistent with the applies around it. A proposal made while the
+// state thread believes it leads, but that consensus refuses because it stepped down meanwhile,
+// is dropped: an on_leader_changed for that step-down is always on its way, and the server fails
+// what it has in flight there.
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,43 +41,50 @@ struct MembershipView {
 
 enum class MembershipChange { kAddLearner, kPromote, kRemove };
 
+class LogListener {
+ public:
+  virtual ~LogListener() = default;
+  // Each committed entry, once, in index order. Empty data: a log no-op (advances the zxid).
+  virtual void on_apply(uint64_t index, std::string_view data) = 0;
+  // Replace the whole state with a snapshot taken at `index` (start-up, or sent by the leader).
+  virtual void on_restore(uint64_t index, std::string_view data) = 0;
+  // The state as of the last entry applied: consensus stores it and compacts the log behind it.
+  virtual std::string on_snapshot_request() = 0;
+  // The leader changed (0: none known now).
+  virtual void on_leader_changed(uint64_t leader, bool self) = 0;
+  // The answer to read_index(context): reads may be served once applied >= index; `ok` false
+  // when no read point can be had now (no leader).
+  virtual void on_read_index(uint64_t context, uint64_t index, bool ok) = 0;
+  // A payload another server sent with send().
+  virtual void on_peer_message(uint64_t from, std::string payload) = 0;
+  // After each batch of the calls above: a place to flush what they produced.
+  virtual void on_batch_done() {}
+};
+
 class ReplicatedLog {
  public:
-  struct Callbacks {
-    // Each committed entry, once, in index order. Empty data: a log no-op (advances the zxid).
-    std::function<void(uint64_t index, std::string_view data)> apply;
-    // The application state as of the last applied entry, and its inverse.
-    std::function<std::string()> take_snapshot;
-    std::function<void(uint64_t index, std::string_view data)> restore_snapshot;
-    // The leader changed (0: none known now).
-    std::function<void(uint64_t leader, bool self)> leader_changed;
-    // A read point for read_index(context): answer once applied >= index.
-    std::function<void(uint64_t context, uint64_t index)> read_ready;
-    // A payload another server sent with send().
-    std::function<void(uint64_t from, std::string payload)> message;
-  };
-
   virtual ~ReplicatedLog() = default;
-  // Recovers what is durable (snapshot and log, replayed through the callbacks) and starts.
-  virtual bool start(Callbacks callbacks, std::string* error) = 0;
+  // Recovers what is durable (a stored snapshot reaches listener.on_restore before this returns;
+  // the log after it follows through on_apply) and starts. False + *error on failure.
+  virtual bool start(LogListener& listener, std::string* error) = 0;
   virtual void stop() = 0;
-  // Appends an entry if this server leads. False otherwise: the caller forwards to leader().
-  virtual bool propose(std::string data) = 0;
-  // Asks for a linearizable read point; the answer arrives through read_ready. False if no
-  // leader is known.
-  virtual bool read_index(uint64_t context) = 0;
+  // Appends an entry (leader only: see the header comment for what happens otherwise).
+  virtual void propose(std::string entry) = 0;
+  // Asks for a linearizable read point; the answer arrives through on_read_index.
+  virtual void read_index(uint64_t context) = 0;
   virtual bool is_leader() const = 0;
   virtual uint64_t leader() const = 0;
   virtual uint64_t self_id() const = 0;
   // At-most-once message to another server of the ensemble.
   virtual void send(uint64_t to, std::string payload) = 0;
+  // Figures as of consensus' last report (at most a Raft tick old).
   virtual ReplicationStatus replication_status() const = 0;
   virtual uint64_t fsync_count() const = 0;
-  // Membership in effect, and the leader's way to change it one server at a time.
+  // Membership in effect, and the leader's way to change it one server at a time (a change
+  // consensus cannot make now, e.g. another is pending, is dropped: the caller retries).
   virtual MembershipView membership() const = 0;
   virtual void add_peer(uint64_t id, const std::string& host, uint16_t port) = 0;
-  // False if this server cannot make the change now (not leader, a change is pending).
-  virtual bool change_membership(MembershipChange change, uint64_t id) = 0;
+  virtual void change_membership(MembershipChange change, uint64_t id) = 0;
 };
 
 }  // namespace zkraft::server

@@ -4,6 +4,18 @@ namespace zkraft::server {
 
 namespace {
 constexpr int32_t kTxnFormat = 1;  // bump when the layout changes; old logs must stay readable
+// format, kind, session_id, xid, op come before time_ms in every format-1 Txn.
+constexpr size_t kTimeOffset = 4 + 4 + 8 + 4 + 4;
+}
+
+bool stamp_txn_time(std::string& encoded, int64_t time_ms) {
+  if (encoded.size() < kTimeOffset + 8) return false;
+  jute::Reader r(std::string_view(encoded).substr(0, 4));
+  int32_t format = 0;
+  if (!r.read_int(format) || format != kTxnFormat) return false;
+  auto v = static_cast<uint64_t>(time_ms);
+  for (int i = 7; i >= 0; --i, v >>= 8) encoded[kTimeOffset + static_cast<size_t>(i)] = static_cast<char>(v & 0xff);
+  return true;
 }
 
 std::string encode_txn(const Txn& t) {

@@ -24,7 +24,7 @@ struct Txn {
   int64_t session_id = 0;
   int32_t xid = 0;
   int32_t op = 0;
-  int64_t time_ms = 0;                // the proposer's wall clock: the tree's ctime/mtime
+  int64_t time_ms = 0;                // the leader's wall clock at proposal: ctime/mtime
   uint64_t origin_server = 0;         // who holds the client connection
   uint64_t origin_request = 0;        // that server's id for the pending request (0 = none)
   std::vector<jute::Id> auth;         // caller identities at the time of the request
@@ -36,6 +36,10 @@ struct Txn {
 };
 
 std::string encode_txn(const Txn& txn);
+// Sets time_ms inside an encoded Txn without decoding it: the leader stamps every entry with its
+// own wall clock once, when it proposes it (a follower forwards its clients' writes unstamped).
+// False (bytes unchanged) if `encoded` is not an encoded Txn.
+bool stamp_txn_time(std::string& encoded, int64_t time_ms);
 // Returns nullopt for bytes that are not a Txn (never for bytes encode_txn produced).
 std::optional<Txn> decode_txn(std::string_view bytes);
 

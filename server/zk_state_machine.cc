@@ -61,7 +61,8 @@ bool ZkStateMachine::restore(int64_t zxid, std::string_view bytes) {
   return true;
 }
 
-ApplyOutcome ZkStateMachine::apply(int64_t zxid, const Txn& txn) {
+ApplyOutcome ZkStateMachine::apply(int64_t zxid, const Txn& txn, bool want_reply) {
+  want_reply_ = want_reply;
   ApplyOutcome out;
   out.zxid = zxid;
   last_zxid_ = zxid;
@@ -149,7 +150,7 @@ void ZkStateMachine::apply_request(const tree::TxnContext& ctx, const Txn& txn,
       std::string created;
       jute::Stat stat;
       out.err = tree_.create(ctx, path, data, acl, flags, ttl, created, &stat, out.triggers);
-      if (out.err == jute::err::kOk) {
+      if (out.err == jute::err::kOk && want_reply_) {
         out.reply = create_returns_stat(txn.op) ? encode_body(jute::Create2Response{created, stat})
                                                 : encode_body(jute::CreateResponse{created});
       }
@@ -164,14 +165,14 @@ void ZkStateMachine::apply_request(const tree::TxnContext& ctx, const Txn& txn,
       const auto& s = std::get<jute::SetDataRequest>(body);
       jute::Stat stat;
       out.err = tree_.set_data(ctx, s.path, s.data, s.version, stat, out.triggers);
-      if (out.err == jute::err::kOk) out.reply = encode_body(jute::SetDataResponse{stat});
+      if (out.err == jute::err::kOk && want_reply_) out.reply = encode_body(jute::SetDataResponse{stat});
       return;
     }
     case op::kSetACL: {
       const auto& s = std::get<jute::SetACLRequest>(body);
       jute::Stat stat;
       out.err = tree_.set_acl(ctx, s.path, s.acl, s.version, stat);
-      if (out.err == jute::err::kOk) out.reply = encode_body(jute::SetACLResponse{stat});
+      if (out.err == jute::err::kOk && want_reply_) out.reply = encode_body(jute::SetACLResponse{stat});
       return;
     }
     case op::kMulti:
@@ -182,7 +183,7 @@ void ZkStateMachine::apply_request(const tree::TxnContext& ctx, const Txn& txn,
       out.err = tree_.check_version(k.path, txn.auth, k.version);
       jute::SetDataResponse resp;
       if (out.err == jute::err::kOk) tree_.stat_of(k.path, resp.stat);
-      if (out.err == jute::err::kOk) out.reply = encode_body(resp);
+      if (out.err == jute::err::kOk && want_reply_) out.reply = encode_body(resp);
       return;
     }
     case op::kReconfig:
@@ -292,7 +293,7 @@ void ZkStateMachine::apply_reconfig(const tree::TxnContext& ctx, const Txn& txn,
   jute::Buffer new_data{text, false};
   out.err = tree_.set_data(as_super, path, new_data, -1, stat, out.triggers);
   if (out.err == err::kOk) {
-    out.reply = encode_body(jute::GetDataResponse{new_data, stat});
+    if (want_reply_) out.reply = encode_body(jute::GetDataResponse{new_data, stat});
     out.membership_changed = true;
   }
 }
@@ -325,6 +326,8 @@ void ZkStateMachine::apply_multi(const tree::TxnContext& ctx, const jute::MultiR
   }
   bool ok = false;
   auto results = tree_.multi(ctx, ops, out.triggers, ok);
+  out.err = jute::err::kOk;  // a multi's header says ok; the per-op results carry the errors
+  if (!want_reply_) return;
   jute::MultiResponse resp;
   resp.results.reserve(results.size());
   for (size_t i = 0; i < results.size(); ++i) {
@@ -347,7 +350,6 @@ void ZkStateMachine::apply_multi(const tree::TxnContext& ctx, const jute::MultiR
     }
     resp.results.push_back(std::move(mr));
   }
-  out.err = jute::err::kOk;  // a multi's header says ok; the per-op results carry the errors
   out.reply = encode_body(resp);
 }
 

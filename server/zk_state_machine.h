@@ -36,8 +36,10 @@ class ZkStateMachine {
  public:
   explicit ZkStateMachine(StateMachineOptions options = {}) : options_(options) {}
 
-  // zxid: the zxid this entry gets (derived from its log index by the caller).
-  ApplyOutcome apply(int64_t zxid, const Txn& txn);
+  // zxid: the zxid this entry gets (derived from its log index by the caller). The response
+  // record is encoded into ApplyOutcome::reply only when `want_reply` (the server that holds the
+  // client): the other replicas change the same state without building a reply nobody reads.
+  ApplyOutcome apply(int64_t zxid, const Txn& txn, bool want_reply = true);
   // An entry that carries no transaction (e.g. a Raft no-op) still advances the zxid.
   void skip(int64_t zxid) { last_zxid_ = zxid; }
 
@@ -58,6 +60,7 @@ class ZkStateMachine {
   void apply_multi(const tree::TxnContext& ctx, const jute::MultiRequest& req, ApplyOutcome& out);
 
   StateMachineOptions options_;
+  bool want_reply_ = true;  // for the apply in progress
   tree::ZnodeTree tree_;
   session::SessionTable sessions_;
   int64_t last_zxid_ = 0;

@@ -1,0 +1,30 @@
+#pragma once
+// ClientIo: what the state thread may ask of client connections, which live on network threads.
+// Calls name a connection by id and only queue the work: nothing here runs synchronously, and a
+// connection that is already gone is silently skipped. flush() hands everything queued since the
+// last flush to the network threads (one hand-off per network thread), so replies produced by
+// one batch of work leave together.
+//
+// Implemented by the network pool (server/network_pool.h) and by a recorder in the unit tests.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace zkraft::server {
+
+class ClientIo {
+ public:
+  virtual ~ClientIo() = default;
+  // Queues an already-framed reply or event.
+  virtual void send(uint64_t conn, std::string framed) = 0;
+  // Closes once everything sent before has been written.
+  virtual void close_after_flush(uint64_t conn) = 0;
+  // Closes now, dropping unsent output; `reason` is logged when not empty.
+  virtual void close(uint64_t conn, std::string_view reason) = 0;
+  // Flow control: stop / resume reading requests from the connection.
+  virtual void set_reading(uint64_t conn, bool reading) = 0;
+  virtual void flush() = 0;
+};
+
+}  // namespace zkraft::server

@@ -1,0 +1,63 @@
+#include "server/raft_options.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace zkraft::server {
+
+std::optional<consensus::RaftNodeOptions> raft_options(const Config& config, std::string* error) {
+  consensus::RaftNodeOptions o;
+  o.id = static_cast<consensus::NodeId>(config.server_id);
+  o.dir = (std::filesystem::path(config.data_dir) / "raft").string();
+  o.fsync = config.fsync;
+  o.snapshot_every = static_cast<uint64_t>(std::max<int64_t>(config.snap_count, 100));
+  o.keep_tail = std::min<uint64_t>(5000, o.snapshot_every);
+  // The election timeout follows the ZooKeeper config: syncLimit ticks, at least a second, so a
+  // follower that stops hearing the leader for that long looks for a new one. Raft's own tick
+  // is a fraction of it for heartbeats.
+  o.tick_ms = 50;
+  int64_t election_ms = std::max<int64_t>(1000, int64_t{config.sync_limit} * config.tick_time_ms / 2);
+  o.election_ticks = static_cast<int>(std::max<int64_t>(4, election_ms / o.tick_ms));
+  o.heartbeat_ticks = 2;
+  if (config.standalone()) {
+    // With no one to split a vote with, the election can be quick.
+    o.initial_membership.voters.push_back(o.id);
+    o.election_ticks = 2;
+    o.heartbeat_ticks = 1;
+    o.listen_host = "127.0.0.1";
+    o.listen_port = 0;
+    return o;
+  }
+  bool found_self = false;
+  for (const auto& s : config.servers) {
+    auto id = static_cast<consensus::NodeId>(s.id);
+    bool member = !(config.joining && s.id == config.server_id);  // a reconfig adds it later
+    if (member && s.role == PeerRole::kObserver) {
+      o.initial_membership.learners.push_back(id);
+    } else if (member) {
+      o.initial_membership.voters.push_back(id);
+    }
+    if (s.id == config.server_id) {
+      found_self = true;
+      o.listen_host = s.host;
+      o.listen_port = static_cast<uint16_t>(s.peer_port);
+    } else {
+      o.peers[id] = consensus::PeerAddress{s.host, static_cast<uint16_t>(s.peer_port)};
+    }
+  }
+  if (!found_self) {
+    *error = "server.N lines have no entry for this server's id " + std::to_string(config.server_id);
+    return std::nullopt;
+  }
+  std::sort(o.initial_membership.voters.begin(), o.initial_membership.voters.end());
+  std::sort(o.initial_membership.learners.begin(), o.initial_membership.learners.end());
+  return o;
+}
+
+bool is_observer(const Config& config) {
+  return std::any_of(config.servers.begin(), config.servers.end(), [&](const PeerConfig& s) {
+    return s.id == config.server_id && s.role == PeerRole::kObserver;
+  });
+}
+
+}  // namespace zkraft::server

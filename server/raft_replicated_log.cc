@@ -1,0 +1,233 @@
+#include "server/raft_replicated_log.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "server/raft_options.h"
+
+namespace zkraft::server {
+
+namespace asio = boost::asio;
+
+std::unique_ptr<RaftReplicatedLog> RaftReplicatedLog::create(asio::any_io_executor state,
+                                                             const Config& config,
+                                                             std::string* error) {
+  auto options = raft_options(config, error);
+  if (!options) return nullptr;
+  return std::unique_ptr<RaftReplicatedLog>(
+      new RaftReplicatedLog(std::move(state), std::move(*options), is_observer(config)));
+}
+
+RaftReplicatedLog::RaftReplicatedLog(asio::any_io_executor state,
+                                     consensus::RaftNodeOptions options, bool observer)
+    : self_id_(options.id),
+      observer_(observer),
+      raft_work_(raft_io_.get_executor()),
+      refresh_timer_(raft_io_),
+      commands_(raft_io_.get_executor(), [this](std::vector<Command>& b) { run_commands(b); }),
+      events_(std::move(state), [this](std::vector<Event>& b) { dispatch(b); }) {
+  node_ = std::make_unique<consensus::RaftNode>(raft_io_, std::move(options), *this);
+}
+
+RaftReplicatedLog::~RaftReplicatedLog() { stop(); }
+
+bool RaftReplicatedLog::start(LogListener& listener, std::string* error) {
+  listener_ = &listener;
+  // The Raft thread is not running yet, so the node may be opened from here (the state thread),
+  // and a stored snapshot reaches the listener before start() returns.
+  opening_ = true;
+  bool opened = node_->open(error);
+  opening_ = false;
+  if (!opened) return false;
+  node_->start();
+  refresh_figures();
+  schedule_refresh();
+  spdlog::info("raft: server {} listening for peers on port {}", node_->id(), node_->peer_port());
+  raft_thread_ = std::thread([this] { raft_io_.run(); });
+  return true;
+}
+
+void RaftReplicatedLog::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  stopping_ = true;
+  if (!raft_thread_.joinable()) {
+    node_->stop();
+    return;
+  }
+  auto done = std::make_shared<std::promise<void>>();
+  auto finished = done->get_future();
+  asio::post(raft_io_, [this, done] {
+    node_->stop();
+    refresh_timer_.cancel();
+    raft_work_.reset();
+    raft_io_.stop();
+    done->set_value();
+  });
+  // The Raft thread may be waiting for a snapshot from us: keep serving our queue until it ends.
+  while (finished.wait_for(std::chrono::milliseconds(2)) != std::future_status::ready) {
+    events_.drain_here();
+  }
+  raft_thread_.join();
+  commands_.close();
+  events_.close();
+}
+
+// ---------------------------------------------------------------- state thread -> Raft thread
+
+void RaftReplicatedLog::propose(std::string entry) { commands_.push(Propose{std::move(entry)}); }
+void RaftReplicatedLog::read_index(uint64_t context) { commands_.push(ReadIndex{context}); }
+void RaftReplicatedLog::send(uint64_t to, std::string payload) {
+  commands_.push(Send{to, std::move(payload)});
+}
+void RaftReplicatedLog::add_peer(uint64_t id, const std::string& host, uint16_t port) {
+  if (id != self_id_) commands_.push(AddPeer{id, host, port});
+}
+void RaftReplicatedLog::change_membership(MembershipChange change, uint64_t id) {
+  commands_.push(ChangeMembership{change, id});
+}
+
+void RaftReplicatedLog::run_commands(std::vector<Command>& batch) {
+  for (auto& c : batch) {
+    if (auto* p = std::get_if<Propose>(&c)) {
+      node_->propose(std::move(p->entry));  // refused: a leader change is on its way (header)
+    } else if (auto* r = std::get_if<ReadIndex>(&c)) {
+      if (node_->read_index(r->context) != consensus::RaftError::kOk) {
+        events_.push(ReadPoint{r->context, 0, false});
+      }
+    } else if (auto* s = std::get_if<Send>(&c)) {
+      node_->send_app_message(s->to, std::move(s->payload));
+    } else if (auto* a = std::get_if<AddPeer>(&c)) {
+      node_->add_peer(a->id, consensus::PeerAddress{a->host, a->port});
+    } else {
+      const auto& m = std::get<ChangeMembership>(c);
+      consensus::ConfChange cc;
+      cc.node = m.id;
+      switch (m.change) {
+        case MembershipChange::kAddLearner: cc.type = consensus::ConfChangeType::kAddLearner; break;
+        case MembershipChange::kPromote: cc.type = consensus::ConfChangeType::kPromoteLearner; break;
+        case MembershipChange::kRemove: cc.type = consensus::ConfChangeType::kRemoveNode; break;
+      }
+      if (node_->change_membership(cc).ok()) {
+        spdlog::info("raft: proposed membership change {} of server {}", int(m.change), m.id);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- Raft thread -> state thread
+
+void RaftReplicatedLog::apply(const consensus::Entry& e) { events_.push(Apply{e.index, e.data}); }
+
+std::string RaftReplicatedLog::take_snapshot() {
+  auto answer = std::make_shared<std::promise<std::string>>();
+  auto data = answer->get_future();
+  events_.push(SnapshotWanted{answer});
+  return data.get();
+}
+
+void RaftReplicatedLog::restore_snapshot(const consensus::SnapshotMeta& meta,
+                                         std::string_view data) {
+  if (opening_) {
+    listener_->on_restore(meta.index, data);
+    return;
+  }
+  events_.push(Restore{meta.index, std::string(data)});
+}
+
+void RaftReplicatedLog::on_membership(const consensus::Membership&) {
+  if (!opening_) refresh_figures();
+}
+
+void RaftReplicatedLog::on_leader_change(consensus::NodeId leader, consensus::Term, bool self) {
+  refresh_figures();
+  events_.push(LeaderChanged{leader, self});
+}
+
+void RaftReplicatedLog::on_read_state(uint64_t context, consensus::Index index) {
+  events_.push(ReadPoint{context, index, true});
+}
+
+void RaftReplicatedLog::on_app_message(consensus::NodeId from, std::string payload) {
+  events_.push(Message{from, std::move(payload)});
+}
+
+void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
+  for (auto& ev : batch) {
+    if (auto* a = std::get_if<Apply>(&ev)) {
+      listener_->on_apply(a->index, a->data);
+    } else if (auto* r = std::get_if<Restore>(&ev)) {
+      listener_->on_restore(r->index, r->data);
+    } else if (auto* l = std::get_if<LeaderChanged>(&ev)) {
+      leader_ = l->leader;
+      self_leader_ = l->self;
+      listener_->on_leader_changed(l->leader, l->self);
+    } else if (auto* p = std::get_if<ReadPoint>(&ev)) {
+      listener_->on_read_index(p->context, p->index, p->ok);
+    } else if (auto* m = std::get_if<Message>(&ev)) {
+      listener_->on_peer_message(m->from, std::move(m->payload));
+    } else {
+      std::get<SnapshotWanted>(ev).answer->set_value(listener_->on_snapshot_request());
+    }
+  }
+  listener_->on_batch_done();
+}
+
+// ---------------------------------------------------------------- figures
+
+void RaftReplicatedLog::schedule_refresh() {
+  refresh_timer_.expires_after(std::chrono::milliseconds(50));
+  refresh_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec || stopping_) return;
+    refresh_figures();
+    schedule_refresh();
+  });
+}
+
+void RaftReplicatedLog::refresh_figures() {
+  Figures f;
+  auto st = node_->status();
+  ReplicationStatus& s = f.replication;
+  s.leader_id = st.leader;
+  s.term = st.term;
+  s.commit_index = st.commit;
+  if (st.membership.voters.size() == 1 && st.membership.learners.empty() && st.peers.empty()) {
+    s.mode = "standalone";
+  } else if (st.role == consensus::Role::kLeader) {
+    s.mode = "leader";
+  } else if (observer_) {
+    s.mode = "observer";
+  } else {
+    s.mode = "follower";
+  }
+  s.quorum_size = static_cast<int64_t>(st.membership.voters.size() / 2 + 1);
+  for (const auto& p : st.peers) {
+    ++s.learners;
+    // In sync: heard from lately and being streamed entries (not probing, not on a snapshot).
+    if (p.recent_active && p.state == consensus::ProgressState::kReplicate) {
+      ++(p.learner ? s.synced_observers : s.synced_followers);
+    }
+  }
+  f.membership = MembershipView{st.membership.voters, st.membership.learners};
+  f.fsyncs = node_->fsync_count();
+  std::lock_guard<std::mutex> lock(figures_mu_);
+  figures_ = std::move(f);
+}
+
+ReplicationStatus RaftReplicatedLog::replication_status() const {
+  std::lock_guard<std::mutex> lock(figures_mu_);
+  return figures_.replication;
+}
+
+uint64_t RaftReplicatedLog::fsync_count() const {
+  std::lock_guard<std::mutex> lock(figures_mu_);
+  return figures_.fsyncs;
+}
+
+MembershipView RaftReplicatedLog::membership() const {
+  std::lock_guard<std::mutex> lock(figures_mu_);
+  return figures_.membership;
+}
+
+}  // namespace zkraft::server

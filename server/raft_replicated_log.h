@@ -1,0 +1,119 @@
+#pragma once
+// RaftReplicatedLog: the production ReplicatedLog. A consensus::RaftNode (Raft core, LevelDB log
+// with group commit, peer transport) runs on a thread of its own, the Raft thread; this class
+// carries calls from the state thread to it and what it produces back, each way through one
+// BatchQueue, so a busy Raft thread takes a batch of proposals per wake-up and a busy state
+// thread a batch of committed entries.
+//
+// Snapshots: consensus asks for one on the Raft thread; the request travels through the same
+// queue as the committed entries, so the state thread serialises exactly the state as of the last
+// entry handed to it, while the Raft thread waits (heartbeats pause for the serialisation; client
+// connections, on their own threads, do not).
+//
+// The figures behind replication_status(), membership() and fsync_count() are copied from the
+// Raft thread after each batch and every Raft tick.
+
+#include <utility>  // before Boost 1.74 Asio, whose awaitable.hpp uses std::exchange without it
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <variant>
+
+#include "consensus/raft_node.h"
+#include "server/batch_queue.h"
+#include "server/config.h"
+#include "server/replicated_log.h"
+
+namespace zkraft::server {
+
+class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftApplication {
+ public:
+  // `state` is the state thread's executor: listener calls run there. nullptr + *error if the
+  // config does not describe this server.
+  static std::unique_ptr<RaftReplicatedLog> create(boost::asio::any_io_executor state,
+                                                   const Config& config, std::string* error);
+  ~RaftReplicatedLog() override;
+
+  bool start(LogListener& listener, std::string* error) override;
+  void stop() override;
+  void propose(std::string entry) override;
+  void read_index(uint64_t context) override;
+  bool is_leader() const override { return self_leader_; }
+  uint64_t leader() const override { return leader_; }
+  uint64_t self_id() const override { return self_id_; }
+  void send(uint64_t to, std::string payload) override;
+  ReplicationStatus replication_status() const override;
+  uint64_t fsync_count() const override;
+  MembershipView membership() const override;
+  void add_peer(uint64_t id, const std::string& host, uint16_t port) override;
+  void change_membership(MembershipChange change, uint64_t id) override;
+
+ private:
+  struct Propose { std::string entry; };
+  struct ReadIndex { uint64_t context; };
+  struct Send { uint64_t to; std::string payload; };
+  struct AddPeer { uint64_t id; std::string host; uint16_t port; };
+  struct ChangeMembership { MembershipChange change; uint64_t id; };
+  using Command = std::variant<Propose, ReadIndex, Send, AddPeer, ChangeMembership>;
+
+  struct Apply { uint64_t index; std::string data; };
+  struct Restore { uint64_t index; std::string data; };
+  struct LeaderChanged { uint64_t leader; bool self; };
+  struct ReadPoint { uint64_t context; uint64_t index; bool ok; };
+  struct Message { uint64_t from; std::string payload; };
+  struct SnapshotWanted { std::shared_ptr<std::promise<std::string>> answer; };
+  using Event = std::variant<Apply, Restore, LeaderChanged, ReadPoint, Message, SnapshotWanted>;
+
+  struct Figures {
+    ReplicationStatus replication;
+    MembershipView membership;
+    uint64_t fsyncs = 0;
+  };
+
+  RaftReplicatedLog(boost::asio::any_io_executor state, consensus::RaftNodeOptions options,
+                    bool observer);
+
+  // Raft thread.
+  void run_commands(std::vector<Command>& batch);
+  void refresh_figures();
+  void schedule_refresh();
+  void apply(const consensus::Entry& e) override;
+  std::string take_snapshot() override;
+  void restore_snapshot(const consensus::SnapshotMeta& meta, std::string_view data) override;
+  void on_membership(const consensus::Membership& m) override;
+  void on_leader_change(consensus::NodeId leader, consensus::Term term, bool self) override;
+  void on_read_state(uint64_t context, consensus::Index index) override;
+  void on_app_message(consensus::NodeId from, std::string payload) override;
+
+  // State thread.
+  void dispatch(std::vector<Event>& batch);
+
+  const uint64_t self_id_;
+  const bool observer_;
+  LogListener* listener_ = nullptr;
+  bool opening_ = false;          // open() runs on the state thread: restore directly
+  uint64_t leader_ = 0;           // as the state thread has been told
+  bool self_leader_ = false;
+  std::atomic<bool> stopping_{false};
+  bool stopped_ = false;
+
+  boost::asio::io_context raft_io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> raft_work_;
+  boost::asio::steady_timer refresh_timer_;
+  std::unique_ptr<consensus::RaftNode> node_;
+  BatchQueue<Command> commands_;  // state -> Raft
+  BatchQueue<Event> events_;      // Raft -> state
+  std::thread raft_thread_;
+
+  mutable std::mutex figures_mu_;
+  Figures figures_;
+};
+
+}  // namespace zkraft::server

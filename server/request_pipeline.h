@@ -1,0 +1,121 @@
+#pragma once
+// RequestPipeline: everything a zkraft server does with its clients' requests, on the state
+// thread, with no sockets, no threads and no clock of its own. It takes what the network threads
+// decoded (ClientMessage batches) and what consensus committed (LogListener), owns the replicated
+// state (tree + sessions), the watch registry and the client table, and produces replies and
+// watch events through ClientIo. The parts it wires:
+//
+//   SessionQueue     per-client FIFO: replies leave in request order
+//   ReadExecutor     reads and watch registration against the local tree
+//   WriteRouter      propose on the leader, forward on a follower; what is in flight
+//   LeaderDuties     session expiry, the container/TTL reaper, membership
+//   collect_status   the plain ServerStatus that the four-letter words render
+//
+// Ordering: a watch event always reaches a client before any reply that shows the change (events
+// are sent at apply time, replies only when they reach the head of their queue).
+//
+// Threads: none. Every method runs on the state thread (tests call them directly).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/client_io.h"
+#include "server/client_message.h"
+#include "server/client_table.h"
+#include "server/clock.h"
+#include "server/config.h"
+#include "server/leader_duties.h"
+#include "server/read_executor.h"
+#include "server/replicated_log.h"
+#include "server/server_stats.h"
+#include "server/server_status.h"
+#include "server/write_router.h"
+#include "server/zk_state_machine.h"
+#include "session/session_id.h"
+#include "session/watch_registry.h"
+
+namespace zkraft::server {
+
+class RequestPipeline final : public LogListener, private EventSink {
+ public:
+  using RandomSource = std::function<uint64_t()>;
+
+  RequestPipeline(const Config& config, ReplicatedLog& log, ClientIo& io, const Clock& clock,
+                  RandomSource random);
+
+  // Starts the log (its snapshot is restored here; the log after it follows through on_apply).
+  bool start(std::string* error);
+  // Closes every client connection.
+  void close_all_clients();
+
+  // What the network threads decoded, in the order each connection produced it.
+  void on_client_messages(std::vector<ClientMessage>& batch);
+  // Periodic work: idle connections, leader duties. Call every tick_interval_ms().
+  void tick();
+  int64_t tick_interval_ms() const;
+
+  // LogListener
+  void on_apply(uint64_t index, std::string_view data) override;
+  void on_restore(uint64_t index, std::string_view data) override;
+  std::string on_snapshot_request() override;
+  void on_leader_changed(uint64_t leader, bool self) override;
+  void on_read_index(uint64_t context, uint64_t index, bool ok) override;
+  void on_peer_message(uint64_t from, std::string payload) override;
+  void on_batch_done() override;
+
+  ServerStatus status() const;
+  const ZkStateMachine& state() const { return sm_; }
+  const ClientTable& clients() const { return clients_; }
+
+ private:
+  // Ingress (request_pipeline.cc).
+  void handle_message(ClientMessage& m);
+  void handle_opened(const ClientMessage& m);
+  void handle_connect(Client& c, const ClientMessage& m);
+  void handle_request(Client& c, ClientMessage& m);
+  void handle_auth(Client& c, QueuedRequest& p, const jute::AuthPacket& a);
+  void handle_four_letter_word(Client& c, const std::string& word);
+  void enqueue(Client& c, QueuedRequest p);
+  void submit(Client& c, QueuedRequest p, Txn txn, bool close_after);
+  void pump(Client& c);
+  void update_flow_control(Client& c);
+  void send(Client& c, std::string framed);
+  // Forgets the client and closes its connection now (ZooKeeper's "close the socket").
+  void drop_client(Client& c, std::string_view reason);
+  void forget_client(Client& c);
+
+  // Commits and read points (request_pipeline_log.cc).
+  void answer(const Waiter& w, std::string reply, bool close_after);
+  void answer_own(const Txn& txn, const ApplyOutcome& out);
+  void session_event(const Txn& txn, const ApplyOutcome& out, bool mine);
+  void release_syncs();
+  void deliver(const std::vector<tree::WatchTrigger>& triggers, int64_t zxid);
+  void send_event(uint64_t watcher, int32_t type, const std::string& path, int64_t zxid) override;
+
+  // Four-letter words (request_pipeline_status.cc).
+  std::string render_status(std::string_view cmd);
+
+  const Config& config_;
+  jute::Limits limits_;
+  ReplicatedLog& log_;
+  ClientIo& io_;
+  const Clock& clock_;
+  RandomSource random_;
+  const int64_t started_ms_;  // monotonic
+
+  ZkStateMachine sm_;
+  session::WatchRegistry watches_;
+  session::SessionIdGenerator session_ids_;
+  ClientTable clients_;
+  ReadExecutor reads_;
+  WriteRouter writes_;
+  LeaderDuties duties_;
+  FlowLimits flow_;
+  size_t outstanding_ = 0;  // queued requests, all clients
+  ServerStats stats_;
+};
+
+}  // namespace zkraft::server

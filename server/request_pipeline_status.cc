@@ -1,0 +1,42 @@
+// RequestPipeline, what it reports: the ServerStatus behind the four-letter words.
+#include "server/request_pipeline.h"
+
+#include "server/four_letter_words.h"
+#include "server/status_collector.h"
+
+namespace zkraft::server {
+
+ServerStatus RequestPipeline::status() const {
+  StatusSources s;
+  s.clients = &clients_;
+  s.watches = &watches_;
+  s.state = &sm_;
+  s.expiry = &duties_.expiry();
+  s.stats = &stats_;
+  s.replication = log_.replication_status();
+  s.serving = log_.leader() != 0;
+  s.fsyncs = log_.fsync_count();
+  s.outstanding = outstanding_;
+  s.pending_syncs = writes_.pending_syncs();
+  s.monotonic_ms = clock_.monotonic_ms();
+  s.wall_ms = clock_.wall_ms();
+  s.started_monotonic_ms = started_ms_;
+  s.file_descriptors = file_descriptor_counts();
+  s.environment = current_environment();
+  return collect_status(s);
+}
+
+std::string RequestPipeline::render_status(std::string_view cmd) {
+  if (cmd == "crst") {
+    clients_.for_each([](Client& c) {
+      c.stats.latency.reset();
+      c.packets_received = c.packets_sent = 0;
+    });
+  } else if (cmd == "srst") {
+    stats_.latency.reset();
+    stats_.packets_received = stats_.packets_sent = 0;
+  }
+  return render_four_letter_word(cmd, status(), config_);
+}
+
+}  // namespace zkraft::server
