@@ -40,8 +40,8 @@ struct Config {
   int32_t client_port = 2181;
   std::string client_address = "127.0.0.1";
 
-  std::string data_dir;        // required: snapshots, Raft log, myid
-  std::string data_log_dir;    // the Raft log's parent (see raft_log_dir); empty = data_dir
+  std::string data_dir;        // required: myid, and the Raft log unless data_log_dir
+  std::string data_log_dir;    // the Raft log's (and snapshots') parent, see raft_log_dir; empty = data_dir
 
   int32_t tick_time_ms = 2000;
   int32_t min_session_timeout_ms = -1;  // -1: 2 * tick_time_ms
