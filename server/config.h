@@ -3,9 +3,14 @@
 //
 // Two file formats fill it: our YAML (conf/standalone.yaml documents every key) and ZooKeeper's
 // zoo.cfg (key=value), so one zoo.cfg can start either Apache ZooKeeper or zkraft. Command-line
-// flags override the file. Every function here reports a problem as ONE line in *error, ready to
-// print as is, e.g. `config error: tickTime: not a positive integer "abc"`; the caller exits
-// non-zero. Nothing throws.
+// flags override the file. Every key is named once, in the table of server/config_keys.cc, which
+// drives both parsers, the flags and --help. Every function here reports a problem as ONE line in
+// *error, ready to print as is, e.g. `config error: tickTime: not a positive integer "abc"`; the
+// caller exits with status 2. Nothing throws. Things worth a line in the log but not fatal
+// (unknown zoo.cfg keys, keys zkraft accepts but does not act on) go to Config::warnings.
+//
+// Files: config_keys (the table), zoo_cfg, yaml_config, config_file (load, myid, identity,
+// validation), command_line; server specs (server.N=...) are parsed in membership_text.
 
 #include <cstdint>
 #include <set>
@@ -35,13 +40,13 @@ struct Config {
   int32_t client_port = 2181;
   std::string client_address = "127.0.0.1";
 
-  std::string data_dir;        // required: snapshots, Raft log, myid
-  std::string data_log_dir;    // accepted (zoo.cfg dataLogDir); empty = data_dir
+  std::string data_dir;        // required: myid, and the Raft log unless data_log_dir
+  std::string data_log_dir;    // the Raft log's (and snapshots') parent, see raft_log_dir; empty = data_dir
 
   int32_t tick_time_ms = 2000;
   int32_t min_session_timeout_ms = -1;  // -1: 2 * tick_time_ms
   int32_t max_session_timeout_ms = -1;  // -1: 20 * tick_time_ms
-  int32_t init_limit = 10;              // ticks (ensemble)
+  int32_t init_limit = 10;              // ticks (ensemble); accepted, Raft does not use it
   int32_t sync_limit = 5;               // ticks (ensemble)
 
   int32_t max_client_cnxns = 60;        // per client IP; 0 = unlimited
@@ -49,15 +54,17 @@ struct Config {
   int32_t global_outstanding_limit = 1000;
   int32_t max_outstanding_per_connection = 1000;
   int32_t max_watches_per_connection = 0;  // distinct watched paths per connection; 0 = unlimited
-  int32_t network_threads = 0;          // client connection threads; 0 = one per core, at most 4
 
   // 4lw commands allowed on the client port. "*" allows all. ZooKeeper's default is srvr only.
   // Ask is_whitelisted() (four_letter_words.h), which also applies ZooKeeper's srvr rule.
   std::set<std::string> four_letter_words{"srvr"};
 
   int64_t server_id = 1;                // standalone default; ensembles: myid / server_id
-  int32_t admin_port = 8080;            // HTTP AdminServer; 0 = disabled
+  // HTTP AdminServer settings. Accepted, but zkraft has no admin server yet: a value asking for
+  // one is reported in `warnings`.
+  int32_t admin_port = 8080;            // 0 = disabled
   std::string admin_address = "127.0.0.1";  // zoo.cfg default: 0.0.0.0 (admin.serverAddress)
+  bool admin_enabled = true;            // zoo.cfg admin.enableServer; false also zeroes admin_port
 
   bool fsync = true;
   bool reconfig_enabled = false;        // zoo.cfg reconfigEnabled: the reconfig op (16)
@@ -65,12 +72,17 @@ struct Config {
   std::string super_digest;             // "super:<base64 sha1>": that digest id bypasses ACLs
   // This server is not in the ensemble yet: it starts with the others as its membership and
   // waits to be added by a reconfig (zoo.cfg zkraft.joining=true, ignored by ZooKeeper).
-  bool joining = false;                    // zoo.cfg forceSync
+  bool joining = false;
   int64_t snap_count = 100000;          // snapshot after about this many entries
+
+  // Threads serving client connections (NetworkPool); 0 = one per core, at most 4.
+  int32_t network_threads = 0;
 
   std::vector<PeerConfig> servers;      // empty (or just this server) = standalone
 
   std::string source_file;              // the file read, if any (for logs and `conf`)
+  // One line each, for the start-up log: unknown zoo.cfg keys, accepted-but-ignored settings.
+  std::vector<std::string> warnings;
 
   int32_t min_session_timeout() const {
     return min_session_timeout_ms > 0 ? min_session_timeout_ms : 2 * tick_time_ms;
@@ -83,15 +95,17 @@ struct Config {
   const PeerConfig* self() const;
 };
 
+// Where the Raft log lives: <data_log_dir>/raft when data_log_dir is set, else <data_dir>/raft.
+std::string raft_log_dir(const Config& cfg);
+
 // Parses our YAML format into cfg (only keys present change cfg). Unknown keys are errors.
+// Keys that are accepted but not acted on add a line to cfg.warnings when set to a non-default.
 bool parse_yaml_config(std::string_view text, Config& cfg, std::string* error);
 
 // Parses a zoo.cfg (java.util.Properties syntax: key=value, key: value or key value; # and !
 // comments) into cfg. Sets ZooKeeper's own defaults first where they differ from ours
-// (client_address and admin_address "0.0.0.0", tick_time_ms 3000). Unknown keys are ignored
-// with a debug log, as ZooKeeper turns them into system properties.
-// One "server.N=host:peer:election[:role][;[addr:]port]" line (zoo.cfg and reconfig syntax).
-bool parse_server_spec(std::string_view spec, PeerConfig& peer, std::string* error);
+// (client_address and admin_address "0.0.0.0", tick_time_ms 3000). Unknown keys are accepted,
+// as ZooKeeper turns them into system properties, and named in ONE line of cfg.warnings.
 bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error);
 
 // Reads `path` and parses it as YAML if it ends in .yaml/.yml, as zoo.cfg if it ends in .cfg or
@@ -110,10 +124,16 @@ void apply_server_identity(Config& cfg, bool keep_client_port, bool keep_client_
 // ids, this server present in an ensemble, data_dir given).
 bool validate_config(const Config& cfg, std::string* error);
 
-// The server's command line: --config FILE, then overrides --client-port, --client-address,
-// --data-dir, --tick-time, --server-id, --admin-port. Order of application: defaults, file,
-// flags, myid (only if --server-id was not given and data_dir has no "{id}"),
-// apply_server_identity, validate. --help / --version print to stdout and exit(0).
+// The server's command line: --config FILE, then one override flag per key that has one in the
+// table (--client-port, --client-address, --data-dir, --tick-time, --server-id, --admin-port,
+// --network-threads). Order of application: defaults, file, flags, myid (only if --server-id was
+// not given and data_dir has no "{id}"), apply_server_identity, validate.
+// Returns true when the server should run. False with *error set: a bad configuration (exit 2).
+// False with *error empty: --help or --version, whose text is in *output (print it, exit 0).
+bool parse_command_line(int argc, char** argv, Config& cfg, std::string* error,
+                        std::string* output);
+// The older form: on --help / --version it prints *output to stdout and calls std::exit(0).
+// Kept only because existing death tests call it; the server uses the form above.
 bool parse_command_line(int argc, char** argv, Config& cfg, std::string* error);
 
 }  // namespace zkraft::server

@@ -14,20 +14,28 @@
 int main(int argc, char** argv) {
   using namespace zkraft::server;
   Config config;
-  std::string error;
-  if (!parse_command_line(argc, argv, config, &error)) {
+  std::string error, output;
+  if (!parse_command_line(argc, argv, config, &error, &output)) {
     if (!error.empty()) {
       std::fprintf(stderr, "%s\n", error.c_str());
       return 2;
     }
-    return 0;  // --help
+    std::fputs(output.c_str(), stdout);
+    return 0;  // --help, --version
   }
   spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e [%l] %v");
+  for (const auto& warning : config.warnings) spdlog::warn("{}", warning);
 
   std::error_code fs_ec;
   std::filesystem::create_directories(config.data_dir, fs_ec);
   if (fs_ec) {
     std::fprintf(stderr, "config error: dataDir: cannot create %s: %s\n", config.data_dir.c_str(),
+                 fs_ec.message().c_str());
+    return 2;
+  }
+  // LevelDB creates only the last directory of <dataLogDir>/raft.
+  if (!config.data_log_dir.empty() && (std::filesystem::create_directories(config.data_log_dir, fs_ec), fs_ec)) {
+    std::fprintf(stderr, "config error: dataLogDir: cannot create %s: %s\n", config.data_log_dir.c_str(),
                  fs_ec.message().c_str());
     return 2;
   }

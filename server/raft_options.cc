@@ -8,7 +8,7 @@ namespace zkraft::server {
 std::optional<consensus::RaftNodeOptions> raft_options(const Config& config, std::string* error) {
   consensus::RaftNodeOptions o;
   o.id = static_cast<consensus::NodeId>(config.server_id);
-  o.dir = (std::filesystem::path(config.data_dir) / "raft").string();
+  o.dir = raft_log_dir(config);
   o.fsync = config.fsync;
   o.snapshot_every = static_cast<uint64_t>(std::max<int64_t>(config.snap_count, 100));
   o.keep_tail = std::min<uint64_t>(5000, o.snapshot_every);

@@ -1,0 +1,229 @@
+#include "server/config_keys.h"
+
+#include <algorithm>
+
+#include "server/config_values.h"
+
+namespace zkraft::server {
+
+using namespace config_values;
+
+namespace {
+
+constexpr std::string_view kNoAdminServer = "zkraft has no HTTP admin server yet";
+
+// In the order conf/standalone.yaml documents them.
+const ConfigKey kKeys[] = {
+    {.yaml = "client_port", .zoo = "clientPort", .flag = "--client-port", .flag_arg = "PORT",
+     .type = KeyType::kInt, .lo = 0, .hi = kMaxPort,
+     .doc = "Client port (0 = any free port).", .field = &Config::client_port},
+    {.yaml = "client_address", .zoo = "clientPortAddress", .flag = "--client-address",
+     .flag_arg = "ADDRESS", .type = KeyType::kString,
+     .doc = "Address the client port binds to (zoo.cfg default 0.0.0.0: all interfaces).",
+     .field = &Config::client_address, .zoo_default = "0.0.0.0"},
+    {.yaml = "data_dir", .zoo = "dataDir", .flag = "--data-dir", .flag_arg = "DIR",
+     .type = KeyType::kString,
+     .doc = "Directory for myid and, unless data_log_dir is set, the Raft log. Required.",
+     .field = &Config::data_dir},
+    {.yaml = "data_log_dir", .zoo = "dataLogDir", .type = KeyType::kString,
+     .doc = "Directory whose raft/ subdirectory holds the Raft log and snapshots; empty = data_dir.",
+     .field = &Config::data_log_dir},
+    {.yaml = "tick_time_ms", .zoo = "tickTime", .flag = "--tick-time", .flag_arg = "MS",
+     .type = KeyType::kInt, .lo = 1, .hi = kMaxInt32,
+     .doc = "Base time unit in milliseconds (zoo.cfg default 3000).",
+     .field = &Config::tick_time_ms, .zoo_default = "3000"},
+    {.yaml = "min_session_timeout_ms", .zoo = "minSessionTimeout", .type = KeyType::kInt,
+     .lo = -1, .hi = kMaxInt32,
+     .doc = "Smallest session timeout granted, ms; -1 = 2 x tick_time_ms.",
+     .field = &Config::min_session_timeout_ms},
+    {.yaml = "max_session_timeout_ms", .zoo = "maxSessionTimeout", .type = KeyType::kInt,
+     .lo = -1, .hi = kMaxInt32,
+     .doc = "Largest session timeout granted, ms; -1 = 20 x tick_time_ms.",
+     .field = &Config::max_session_timeout_ms},
+    {.yaml = "max_client_connections", .zoo = "maxClientCnxns", .type = KeyType::kInt, .lo = 0,
+     .hi = kMaxInt32, .doc = "Most concurrent connections from one client IP; 0 = unlimited.",
+     .field = &Config::max_client_cnxns},
+    {.yaml = "max_buffer", .type = KeyType::kInt, .lo = 1, .hi = kMaxInt32,
+     .doc = "Largest request frame and znode data in bytes (ZooKeeper jute.maxbuffer).",
+     .field = &Config::max_buffer},
+    {.yaml = "global_outstanding_limit", .zoo = "globalOutstandingLimit", .type = KeyType::kInt,
+     .lo = 1, .hi = kMaxInt32,
+     .doc = "Requests queued in the whole server before reading from clients pauses.",
+     .field = &Config::global_outstanding_limit},
+    {.yaml = "max_outstanding_per_connection", .type = KeyType::kInt, .lo = 1, .hi = kMaxInt32,
+     .doc = "Requests queued on one connection before reading from it pauses.",
+     .field = &Config::max_outstanding_per_connection},
+    {.yaml = "max_watches_per_connection", .type = KeyType::kInt, .lo = 0, .hi = kMaxInt32,
+     .doc = "Distinct paths one connection may watch; 0 = unlimited.",
+     .field = &Config::max_watches_per_connection},
+    {.yaml = "four_letter_words", .zoo = "4lw.commands.whitelist", .type = KeyType::kWords,
+     .doc = "Four-letter words answered on the client port; \"*\" = all.",
+     .field = &Config::four_letter_words},
+    {.yaml = "server_id", .flag = "--server-id", .flag_arg = "ID", .type = KeyType::kInt, .lo = 0,
+     .hi = kMaxServerId,
+     .doc = "This server's id (top byte of session ids); <data_dir>/myid overrides it.",
+     .field = &Config::server_id},
+    {.yaml = "admin_port", .zoo = "admin.serverPort", .flag = "--admin-port", .flag_arg = "PORT",
+     .type = KeyType::kInt, .lo = 0, .hi = kMaxPort,
+     .doc = "HTTP AdminServer port; 0 = disabled. Not implemented yet.",
+     .field = &Config::admin_port, .ignored = kNoAdminServer},
+    {.yaml = "admin_address", .zoo = "admin.serverAddress", .type = KeyType::kString,
+     .doc = "HTTP AdminServer address (zoo.cfg default 0.0.0.0). Not implemented yet.",
+     .field = &Config::admin_address, .zoo_default = "0.0.0.0", .ignored = kNoAdminServer},
+    {.zoo = "admin.enableServer", .type = KeyType::kBool,
+     .doc = "false disables the HTTP AdminServer (sets admin port 0). Not implemented yet.",
+     .field = &Config::admin_enabled, .ignored = kNoAdminServer},
+    {.yaml = "fsync", .zoo = "forceSync", .type = KeyType::kBool,
+     .doc = "fsync the log before acknowledging a write. Turn off only for tests.",
+     .field = &Config::fsync},
+    {.yaml = "snap_count", .zoo = "snapCount", .type = KeyType::kInt, .lo = 2, .hi = kMaxInt64,
+     .doc = "Take a snapshot after about this many log entries (at least 100 are used).",
+     .field = &Config::snap_count},
+    {.yaml = "reconfig_enabled", .zoo = "reconfigEnabled", .type = KeyType::kBool,
+     .doc = "Allow the reconfig operation (dynamic membership).",
+     .field = &Config::reconfig_enabled},
+    {.yaml = "extended_types_enabled", .zoo = "extendedTypesEnabled",
+     .zoo_alias = "zookeeper.extendedTypesEnabled", .type = KeyType::kBool,
+     .doc = "Allow TTL nodes.", .field = &Config::extended_types_enabled},
+    {.yaml = "super_digest", .zoo = "DigestAuthenticationProvider.superDigest",
+     .zoo_alias = "zookeeper.DigestAuthenticationProvider.superDigest", .type = KeyType::kString,
+     .doc = "\"super:<base64 sha1>\": that digest identity bypasses ACLs; empty = none.",
+     .field = &Config::super_digest},
+    {.yaml = "joining", .zoo = "zkraft.joining", .type = KeyType::kBool,
+     .doc = "Start outside the ensemble and wait to be added by a reconfig.",
+     .field = &Config::joining},
+    {.yaml = "network_threads", .zoo = "zkraft.networkThreads", .flag = "--network-threads",
+     .flag_arg = "N", .type = KeyType::kInt, .lo = 0, .hi = 64,
+     .doc = "Threads serving client connections; 0 = one per core, at most 4.",
+     .field = &Config::network_threads},
+    {.yaml = "init_limit", .zoo = "initLimit", .type = KeyType::kInt, .lo = 1, .hi = kMaxInt32,
+     .doc = "Ticks a follower may take to catch up. Accepted; Raft does not use it.",
+     .field = &Config::init_limit,
+     .ignored = "Raft does not use it (a follower catches up from the log or a snapshot)"},
+    {.yaml = "sync_limit", .zoo = "syncLimit", .type = KeyType::kInt, .lo = 1, .hi = kMaxInt32,
+     .doc = "Ticks a follower may lag; sets the Raft election timeout (sync_limit x tick / 2).",
+     .field = &Config::sync_limit},
+    {.yaml = "servers", .zoo = "server.N", .type = KeyType::kServers,
+     .doc = "The ensemble members; empty (or only this server) = standalone."},
+};
+
+std::string join_words(const std::set<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ",") + w;
+  return out;
+}
+
+}  // namespace
+
+std::span<const ConfigKey> config_keys() { return kKeys; }
+
+const ConfigKey* find_yaml_key(std::string_view name) {
+  if (name.empty()) return nullptr;
+  for (const auto& k : kKeys) {
+    if (k.yaml == name) return &k;
+  }
+  return nullptr;
+}
+
+const ConfigKey* find_zoo_key(std::string_view name) {
+  if (name.empty()) return nullptr;
+  for (const auto& k : kKeys) {
+    if (k.type != KeyType::kServers && (k.zoo == name || k.zoo_alias == name)) return &k;
+  }
+  return nullptr;
+}
+
+bool set_key(const ConfigKey& key, const std::string& name, std::string_view text, Config& cfg,
+             std::string* error) {
+  struct Setter {
+    const ConfigKey& key;
+    const std::string& name;
+    std::string_view text;
+    Config& cfg;
+    std::string* error;
+    bool operator()(std::monostate) const { return fail(error, name + ": not a single value"); }
+    bool operator()(int32_t Config::*f) const {
+      return parse_int_into(name, text, key.lo, key.hi, cfg.*f, error);
+    }
+    bool operator()(int64_t Config::*f) const {
+      return parse_int_into(name, text, key.lo, key.hi, cfg.*f, error);
+    }
+    bool operator()(bool Config::*f) const { return parse_bool(name, text, cfg.*f, error); }
+    bool operator()(std::string Config::*f) const {
+      cfg.*f = std::string(text);
+      return true;
+    }
+    bool operator()(std::set<std::string> Config::*f) const {
+      cfg.*f = split_words(text);
+      return true;
+    }
+  };
+  return std::visit(Setter{key, name, text, cfg, error}, key.field);
+}
+
+std::string key_value_text(const ConfigKey& key, const Config& cfg) {
+  struct Text {
+    const Config& cfg;
+    std::string operator()(std::monostate) const { return ""; }
+    std::string operator()(int32_t Config::*f) const { return std::to_string(cfg.*f); }
+    std::string operator()(int64_t Config::*f) const { return std::to_string(cfg.*f); }
+    std::string operator()(bool Config::*f) const { return cfg.*f ? "true" : "false"; }
+    std::string operator()(std::string Config::*f) const { return cfg.*f; }
+    std::string operator()(std::set<std::string> Config::*f) const { return join_words(cfg.*f); }
+  };
+  return std::visit(Text{cfg}, key.field);
+}
+
+void apply_zoo_defaults(Config& cfg) {
+  for (const auto& k : kKeys) {
+    if (k.zoo_default != nullptr) set_key(k, std::string(k.zoo), k.zoo_default, cfg, nullptr);
+  }
+}
+
+void warn_ignored_keys(const std::vector<std::pair<const ConfigKey*, std::string>>& given,
+                       const Config& defaults, Config& cfg) {
+  const bool admin_requested = cfg.admin_enabled && cfg.admin_port != 0;
+  std::set<const ConfigKey*> seen;
+  for (const auto& [key, name] : given) {
+    if (key->ignored.empty() || !seen.insert(key).second) continue;
+    if (key->ignored == kNoAdminServer && !admin_requested) continue;
+    const std::string value = key_value_text(*key, cfg);
+    if (value == key_value_text(*key, defaults)) continue;
+    cfg.warnings.push_back("config warning: " + name + "=" + value + " is ignored: " +
+                           std::string(key->ignored));
+  }
+}
+
+std::string config_keys_help() {
+  const Config yaml_defaults;
+  Config zoo_defaults;
+  apply_zoo_defaults(zoo_defaults);
+  std::string out = "Configuration keys (YAML name / zoo.cfg name, flag; type; default):\n";
+  for (const auto& k : kKeys) {
+    out += "  " + std::string(k.yaml.empty() ? "-" : k.yaml) + " / " +
+           std::string(k.zoo.empty() ? "-" : k.zoo);
+    if (!k.zoo_alias.empty()) out += " (or " + std::string(k.zoo_alias) + ")";
+    if (!k.flag.empty()) out += ", " + std::string(k.flag);
+    out += "; ";
+    switch (k.type) {
+      case KeyType::kInt:
+        out += "integer " + std::to_string(k.lo) + ".." + std::to_string(k.hi);
+        break;
+      case KeyType::kBool: out += "boolean"; break;
+      case KeyType::kString: out += "text"; break;
+      case KeyType::kWords: out += "list of names"; break;
+      case KeyType::kServers: out += "list of servers"; break;
+    }
+    if (k.type != KeyType::kServers) {
+      const std::string def = key_value_text(k, yaml_defaults);
+      out += "; default " + (def.empty() ? std::string("empty") : def);
+      if (k.zoo_default != nullptr && key_value_text(k, zoo_defaults) != def) {
+        out += " (zoo.cfg " + key_value_text(k, zoo_defaults) + ")";
+      }
+    }
+    out += "\n      " + std::string(k.doc) + "\n";
+  }
+  return out;
+}
+
+}  // namespace zkraft::server
