@@ -41,24 +41,6 @@ std::string body_of(const T& v) {
   return w.take();
 }
 
-
-bool is_logged_op(int32_t o) {
-  switch (o) {
-    case op::kCreate:
-    case op::kCreate2:
-    case op::kCreateContainer:
-    case op::kCreateTTL:
-    case op::kDelete:
-    case op::kSetData:
-    case op::kSetACL:
-    case op::kMulti:
-    case op::kCheck:
-    case op::kReconfig:
-    case op::kCloseSession: return true;
-    default: return false;
-  }
-}
-
 }  // namespace
 
 ZkServer::ZkServer(asio::io_context& io, Config config, std::unique_ptr<ReplicatedLog> log)
@@ -328,7 +310,7 @@ void ZkServer::handle_request(Client& c, std::string_view frame) {
     p.kind = Pending::Kind::kLogged;
     p.reply = framed(jute::ReplyHeader{p.xid, -1, err::kUnimplemented});
     p.close_after = true;
-  } else if (rc != err::kOk && is_logged_op(p.op) && p.op != op::kCloseSession &&
+  } else if (rc != err::kOk && jute::op_is_logged(p.op) && p.op != op::kCloseSession &&
              frame.size() >= 8) {
     Txn txn;
     txn.kind = TxnKind::kRequest;
@@ -368,7 +350,7 @@ void ZkServer::handle_request(Client& c, std::string_view frame) {
       p.reply = framed(jute::ReplyHeader{jute::xid::kAuth, 0, err::kAuthFailed});
       p.close_after = true;
     }
-  } else if (is_logged_op(p.op)) {
+  } else if (jute::op_is_logged(p.op)) {
     Txn txn;
     txn.session_id = c.session_id;
     txn.xid = p.xid;

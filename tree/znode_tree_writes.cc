@@ -34,8 +34,8 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
                              const jute::Buffer& data, const std::vector<jute::ACL>& acl,
                              int32_t mode, int64_t ttl, std::string& created_path,
                              jute::Stat* stat, std::vector<WatchTrigger>& out) {
-  if (!create_mode::valid(mode)) return err::kBadArguments;
-  if (create_mode::ttl(mode)) {
+  if (!jute::create_mode::is_valid(mode)) return err::kBadArguments;
+  if (jute::create_mode::is_ttl(mode)) {
     if (ttl <= 0 || ttl > kMaxTtlMs) return err::kBadArguments;
   } else if (ttl >= 0) {
     return err::kBadArguments;
@@ -50,7 +50,7 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
   Znode& p = parent->second;
   if (!allowed(p, jute::perms::kCreate, auth_of(ctx))) return err::kNoAuth;
   std::string full(path);
-  if (create_mode::sequential(mode)) full += sequence_suffix(p.cversion);
+  if (jute::create_mode::is_sequential(mode)) full += sequence_suffix(p.cversion);
   if (!validate_path(full)) return err::kBadArguments;
   if (find(full)) return err::kNodeExists;
   if (p.kind == NodeKind::kEphemeral) return err::kNoChildrenForEphemerals;
@@ -73,12 +73,12 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
   Znode n;
   n.czxid = n.mzxid = n.pzxid = ctx.zxid;
   n.ctime = n.mtime = ctx.time_ms;
-  if (create_mode::container(mode)) {
+  if (jute::create_mode::is_container(mode)) {
     n.kind = NodeKind::kContainer;
-  } else if (create_mode::ttl(mode)) {
+  } else if (jute::create_mode::is_ttl(mode)) {
     n.kind = NodeKind::kTtl;
     n.owner = ttl;
-  } else if (create_mode::ephemeral(mode) && ctx.session_id != 0) {
+  } else if (jute::create_mode::is_ephemeral(mode) && ctx.session_id != 0) {
     // ZooKeeper stores owner 0 as a plain persistent node, so an ephemeral without a session is one.
     n.kind = NodeKind::kEphemeral;
     n.owner = ctx.session_id;
