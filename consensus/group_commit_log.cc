@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "consensus/log_append_rule.h"
+
 namespace zkraft::consensus {
 
 GroupCommitLog::GroupCommitLog(std::unique_ptr<LogStorage> storage, GroupCommitOptions options)
@@ -94,19 +96,13 @@ void GroupCommitLog::commit_group(std::vector<Item>& group) {
     Item& item = group[g];
     need_sync = need_sync || item.need_sync;
     std::vector<Entry>& es = item.entries;
-    bool ok = true;
-    for (size_t i = 1; i < es.size() && ok; ++i) ok = es[i].index == es[0].index + i;
-    if (!ok) {
-      results[g] = Status::invalid_argument("entries are not contiguous");
+    // Checked against the run merged so far, so a bad submission fails alone.
+    if (Status bad = check_append_run(es, floor, last); !bad.is_ok()) {
+      results[g] = std::move(bad);
       continue;
     }
     if (!es.empty() && es.back().index >= floor) {
-      Index start = std::max(es[0].index, floor);
-      if (start > last + 1) {
-        results[g] = Status::invalid_argument("append at index " + std::to_string(start) +
-                                              " leaves a gap after last index " + std::to_string(last));
-        continue;
-      }
+      const Index start = std::max(es[0].index, floor);
       // Drop the merged suffix this submission replaces.
       while (!merged.empty() && merged.back().index >= start) {
         bytes -= merged.back().data.size();

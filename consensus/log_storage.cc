@@ -8,6 +8,8 @@
 
 #include <mutex>
 
+#include "consensus/invariant.h"
+#include "consensus/log_append_rule.h"
 #include "consensus/storage_crc32c.h"
 
 namespace zkraft::consensus {
@@ -207,13 +209,9 @@ Status LogStorage::recover() {
 }
 
 Status LogStorage::append(const std::vector<Entry>& entries, const HardState* hs, bool sync) {
-  for (size_t i = 1; i < entries.size(); ++i) {
-    if (entries[i].index != entries[0].index + i) {
-      return Status::invalid_argument("entries are not contiguous at position " + std::to_string(i));
-    }
-  }
   const Index first = first_index();
   const Index last = last_index();
+  if (Status bad = check_append_run(entries, first, last); !bad.is_ok()) return bad;
   size_t skip = 0;
   if (!entries.empty() && entries[0].index < first) {
     // Already covered by the snapshot (Raft can resend committed entries).
@@ -223,12 +221,19 @@ Status LogStorage::append(const std::vector<Entry>& entries, const HardState* hs
   Index new_last = last;
   if (skip < entries.size()) {
     const Index start = entries[skip].index;
-    if (start > last + 1) {
-      return Status::invalid_argument("append at index " + std::to_string(start) +
-                                      " leaves a gap after last index " + std::to_string(last));
-    }
+    // Before the write, the same rules recover() checks after reading the log back: the run
+    // continues the log after the snapshot, without a gap, and terms never decrease. A write that
+    // broke them would make the log refuse to open (or silently lose its tail) after a restart.
+    ZKRAFT_INVARIANT(start >= first, "a log write never touches entries the snapshot covers");
+    ZKRAFT_INVARIANT(start <= last + 1, "a log write never leaves a gap");
+    Term prev = 0;
+    if (Status t = term(start - 1, &prev); !t.is_ok()) return t;
     for (size_t i = skip; i < entries.size(); ++i) {
-      batch.Put(entry_key(entries[i].index), encode_entry_value(entries[i]));
+      const Entry& e = entries[i];
+      ZKRAFT_INVARIANT(e.index == start + (i - skip), "log entries are written contiguously");
+      ZKRAFT_INVARIANT(e.term >= prev, "log terms never decrease");
+      prev = e.term;
+      batch.Put(entry_key(e.index), encode_entry_value(e));
     }
     new_last = entries.back().index;
     // Conflict truncation: the old suffix beyond the new last entry goes in the same batch.
@@ -297,6 +302,9 @@ Status LogStorage::entries(Index lo, Index hi, uint64_t max_bytes, std::vector<E
       result = Status::corruption("log entry " + std::to_string(i) + " in " + dir_ + " is corrupt");
       break;
     }
+    // After the read (the CRC, which covers the index, is checked by the decoder).
+    ZKRAFT_INVARIANT(e.index == i, "the entry read is the one asked for");
+    ZKRAFT_INVARIANT(added == 0 || e.term >= out->back().term, "log terms never decrease");
     if (added > 0 && bytes + e.data.size() > max_bytes) break;
     bytes += e.data.size();
     out->push_back(std::move(e));

@@ -1,7 +1,8 @@
 #include "consensus/raft_core.h"
 
 #include <algorithm>
-#include <cassert>
+
+#include "consensus/invariant.h"
 
 namespace zkraft::consensus {
 
@@ -49,7 +50,8 @@ RaftCore::RaftCore(const RaftConfig& config, RecoveredState rec, RandomSource ra
       cfg_(config),
       random_(std::move(random)),
       log_(rec.snapshot.index, rec.snapshot.term, std::move(rec.entries)) {
-  assert(cfg_.election_ticks > cfg_.heartbeat_ticks && cfg_.heartbeat_ticks > 0);
+  ZKRAFT_INVARIANT(cfg_.election_ticks > cfg_.heartbeat_ticks && cfg_.heartbeat_ticks > 0,
+                   "the election timeout must be longer than the heartbeat interval");
   term_ = rec.hard_state.term;
   vote_ = rec.hard_state.vote;
   commit_ = std::clamp(rec.hard_state.commit, rec.snapshot.index, log_.last_index());
@@ -446,7 +448,7 @@ void RaftCore::append_from_leader(const std::vector<Entry>& entries) {
     const Entry& e = entries[k];
     if (e.index <= log_.last_index()) {
       if (log_.match_term(e.index, e.term)) continue;
-      assert(e.index > commit_ && "a committed entry would be overwritten");
+      ZKRAFT_INVARIANT(e.index > commit_, "a committed entry would be overwritten");
       const Index conf_before = e.index;
       for (Index i = conf_before; i <= log_.last_index() && !conf_touched; ++i) {
         if (log_.at(i).type == EntryType::kConfChange) conf_touched = true;
@@ -538,6 +540,7 @@ void RaftCore::handle_snapshot_chunk(const Message& m) {
   if (log_.match_term(meta.index, meta.term)) {
     commit_to(meta.index);
   } else {
+    ZKRAFT_INVARIANT(meta.index > commit_, "commit never goes back");
     log_.restore(meta.index, meta.term);
     commit_ = meta.index;
     base_membership_ = meta.membership;
@@ -601,6 +604,7 @@ void RaftCore::handle_append_response(const Message& m) {
     if (m.log_term > 0) probe = log_.find_conflict_by_term(m.reject_hint, m.log_term);
     pr.next = std::max(std::min(m.index, probe + 1), pr.match + 1);
     pr.probe_sent = false;
+    ZKRAFT_INVARIANT(pr.match < pr.next, "progress: match < next");
     send_append(m.from);
     return;
   }
@@ -619,6 +623,7 @@ void RaftCore::handle_append_response(const Message& m) {
       pr.inflights.free_le(m.index);
       break;
   }
+  ZKRAFT_INVARIANT(pr.match < pr.next, "progress: match < next");
   if (maybe_commit()) {
     after_commit_advanced();
     if (role_ != Role::kLeader) return;
@@ -726,6 +731,7 @@ bool RaftCore::maybe_commit() {
   const Index candidate = matches[quorum() - 1];
   // Only entries of the current term are committed by counting replicas (§5.4.2).
   if (candidate > commit_ && log_.term(candidate).value_or(0) == term_) {
+    ZKRAFT_INVARIANT(role_ == Role::kLeader, "only a leader commits by counting replicas");
     commit_ = candidate;
     return true;
   }
@@ -736,6 +742,7 @@ bool RaftCore::send_append(NodeId to, bool send_if_empty) {
   auto it = progress_.find(to);
   if (it == progress_.end()) return false;
   Progress& pr = it->second;
+  ZKRAFT_INVARIANT(pr.match < pr.next, "progress: match < next");
   if (pr.paused()) return false;
   const Index prev = pr.next - 1;
   auto prev_term = log_.term(prev);
@@ -941,6 +948,12 @@ bool RaftCore::has_ready() const {
 }
 
 Ready RaftCore::ready() {
+  ZKRAFT_INVARIANT(!ready_outstanding_, "one Ready at a time: advance() the previous one first");
+  // Paired with the checks before the disk write (LogStorage::append): what this batch asks the
+  // caller to persist and apply is consistent with what it persisted before.
+  ZKRAFT_INVARIANT(commit_ >= prev_hard_state_.commit, "commit never goes back");
+  ZKRAFT_INVARIANT(commit_ <= log_.last_index(), "commit never passes the last log entry");
+  ZKRAFT_INVARIANT(applied_ <= commit_, "only committed entries are applied");
   if (append_pending_) {
     append_pending_ = false;
     if (role_ == Role::kLeader) {
@@ -979,6 +992,8 @@ Ready RaftCore::ready() {
 }
 
 void RaftCore::advance(const Ready& rd) {
+  ZKRAFT_INVARIANT(ready_outstanding_, "advance() without an outstanding Ready");
+  ZKRAFT_INVARIANT(rd.applied_index <= commit_, "only committed entries are applied");
   ready_outstanding_ = false;
   if (rd.snapshot) {
     snapshot_meta_ = *rd.snapshot;

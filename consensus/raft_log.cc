@@ -1,8 +1,8 @@
 #include "consensus/raft_log.h"
 
 #include <algorithm>
-#include <cassert>
 
+#include "consensus/invariant.h"
 #include "consensus/messages.h"
 
 namespace zkraft::consensus {
@@ -10,7 +10,8 @@ namespace zkraft::consensus {
 RaftLog::RaftLog(Index offset, Term offset_term, std::vector<Entry> entries)
     : offset_(offset), offset_term_(offset_term), stable_(offset) {
   for (auto& e : entries) {
-    assert(e.index == last_index() + 1);
+    ZKRAFT_INVARIANT(e.index == last_index() + 1, "recovered entries must follow the offset without a gap");
+    ZKRAFT_INVARIANT(e.term >= last_term(), "log terms never decrease");
     entries_.push_back(std::move(e));
   }
   stable_ = last_index();
@@ -40,12 +41,13 @@ std::vector<Entry> RaftLog::unstable_entries() const {
 }
 
 void RaftLog::append(Entry e) {
-  assert(e.index == last_index() + 1);
+  ZKRAFT_INVARIANT(e.index == last_index() + 1, "entries are appended at last_index()+1");
+  ZKRAFT_INVARIANT(e.term >= last_term(), "log terms never decrease");
   entries_.push_back(std::move(e));
 }
 
 void RaftLog::truncate_from(Index i) {
-  assert(i > offset_);
+  ZKRAFT_INVARIANT(i > offset_, "entries at or below the compaction point cannot be truncated");
   if (i > last_index()) return;
   entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i - offset_ - 1), entries_.end());
   stable_ = std::min(stable_, i - 1);
@@ -65,8 +67,10 @@ Index RaftLog::find_conflict_by_term(Index index, Term t) const {
 }
 
 void RaftLog::stable_to(Index i, Term t) {
+  // An index beyond the log (truncated since the Ready was taken) never matches and is ignored.
   if (i <= stable_ || !match_term(i, t)) return;
   stable_ = i;
+  ZKRAFT_INVARIANT(offset_ <= stable_ && stable_ <= last_index(), "the stable mark stays within the log");
 }
 
 void RaftLog::restore(Index index, Term t) {
@@ -78,7 +82,7 @@ void RaftLog::restore(Index index, Term t) {
 
 void RaftLog::compact(Index through) {
   if (through <= offset_) return;
-  assert(through <= last_index());
+  ZKRAFT_INVARIANT(through <= last_index(), "cannot compact beyond the last entry");
   const Term t = at(through).term;
   entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(through - offset_));
   offset_ = through;

@@ -1,6 +1,8 @@
 #pragma once
 // Small protocol enumerations: watch event types, keeper states, watcher types used by
 // checkWatches/removeWatches, addWatch modes and create-mode flags. Values are fixed by the wire.
+// This is the only definition of them: tree/ and session/ use these (or the typed views below,
+// whose values are these constants).
 
 #include <cstdint>
 
@@ -17,6 +19,15 @@ inline constexpr int32_t kDataWatchRemoved = 5;
 inline constexpr int32_t kChildWatchRemoved = 6;
 inline constexpr int32_t kPersistentWatchRemoved = 7;
 }  // namespace event
+
+// The changes a znode can undergo, as a type: the tree reports them (tree::WatchTrigger) and the
+// watch registry turns them into WatcherEvents. The removal events above are not changes.
+enum class EventType : int32_t {
+  kNodeCreated = event::kNodeCreated,
+  kNodeDeleted = event::kNodeDeleted,
+  kNodeDataChanged = event::kNodeDataChanged,
+  kNodeChildrenChanged = event::kNodeChildrenChanged,
+};
 
 // WatcherEvent.state (Watcher.Event.KeeperState). Servers only ever send kSyncConnected.
 namespace keeper_state {
@@ -44,6 +55,12 @@ inline constexpr int32_t kPersistent = 0;
 inline constexpr int32_t kPersistentRecursive = 1;
 }  // namespace add_watch_mode
 
+// add_watch_mode as a type, for interfaces that take a mode already checked to be one of them.
+enum class AddWatchMode : int32_t {
+  kPersistent = add_watch_mode::kPersistent,
+  kPersistentRecursive = add_watch_mode::kPersistentRecursive,
+};
+
 // CreateRequest.flags (CreateMode). Any other value is rejected with kBadArguments.
 namespace create_mode {
 inline constexpr int32_t kPersistent = 0;
@@ -67,5 +84,9 @@ inline constexpr bool is_ttl(int32_t f) {
   return f == kPersistentWithTTL || f == kPersistentSequentialWithTTL;
 }
 }  // namespace create_mode
+
+// Largest TTL ZooKeeper accepts for the TTL create modes (EphemeralType.TTL.maxValue(): about 34
+// years in ms).
+inline constexpr int64_t kMaxTtlMs = 0xFFFFFFFFFFLL;
 
 }  // namespace zkraft::jute

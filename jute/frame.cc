@@ -41,12 +41,9 @@ bool FrameDecoder::feed(std::string_view bytes, std::vector<std::string>& frames
 }
 
 bool is_four_letter_word(std::string_view w) {
-  static constexpr std::array<std::string_view, 18> kWords = {
-      "ruok", "srvr", "stat", "mntr", "conf", "cons", "crst", "srst", "envi",
-      "wchs", "wchc", "wchp", "dump", "isro", "dirs", "gtmk", "stmk", "hash"};
   if (w.size() != 4) return false;
   if (w == std::string_view("\xff\xf4\xff\xfd", 4)) return true;  // telnet interrupt + close
-  return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
+  return std::find(kFourLetterWords.begin(), kFourLetterWords.end(), w) != kFourLetterWords.end();
 }
 
 FirstBytes classify_first_bytes(std::string_view head) {

@@ -7,6 +7,7 @@
 // extra allowance for headers, exactly like ZooKeeper: a setData whose whole request is larger
 // than jute.maxbuffer makes ZooKeeper drop the connection too, and clients rely on nothing more.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -50,9 +51,14 @@ enum class FirstBytes {
 };
 FirstBytes classify_first_bytes(std::string_view head);
 
-// True for ruok srvr stat mntr conf cons crst srst envi wchs wchc wchp dump isro dirs gtmk stmk
-// hash, and for the telnet close sequence 0xfff4fffd that ZooKeeper also accepts.
+// The four-letter words ZooKeeper 3.9.4 knows; the one list (the server's renderers use it too).
 // `stmk` is followed by an 8-byte big-endian trace mask.
+inline constexpr std::array<std::string_view, 18> kFourLetterWords = {
+    "ruok", "srvr", "stat", "mntr", "conf", "cons", "crst", "srst", "envi",
+    "wchs", "wchc", "wchp", "dump", "isro", "dirs", "gtmk", "stmk", "hash"};
+
+// True for a word of kFourLetterWords, and for the telnet close sequence 0xfff4fffd that
+// ZooKeeper also accepts on a new connection (answered with nothing).
 bool is_four_letter_word(std::string_view first4);
 
 // body -> 4-byte big-endian length + body.

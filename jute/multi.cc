@@ -53,19 +53,6 @@ bool decode_result_body(Reader& r, int32_t type, MultiResult::Body& body) {
 
 }  // namespace
 
-bool is_multi_write_op(int32_t type) {
-  switch (type) {
-    case op::kCreate:
-    case op::kCreate2:
-    case op::kCreateContainer:
-    case op::kCreateTTL:
-    case op::kDelete:
-    case op::kSetData:
-    case op::kCheck: return true;
-    default: return false;
-  }
-}
-
 bool is_multi_read_op(int32_t type) { return type == op::kGetData || type == op::kGetChildren; }
 
 bool MultiRequest::is_read_only() const {

@@ -61,8 +61,8 @@ struct MultiResponse {
   bool operator==(const MultiResponse&) const = default;
 };
 
-// True for the sub-op codes allowed in a multi request.
-bool is_multi_write_op(int32_t type);
+// True for getData and getChildren, the reads a multiRead (op 22) holds. The writes a multi may
+// hold: jute/opcodes.h op_is_multi_write.
 bool is_multi_read_op(int32_t type);
 
 void encode(Writer& w, const MultiHeader& v);

@@ -76,23 +76,49 @@ const char* op_lop_name(int32_t code) {
   }
 }
 
-bool op_is_write(int32_t code) {
-  switch (code) {
-    case op::kCreate:
-    case op::kDelete:
-    case op::kSetData:
-    case op::kSetACL:
-    case op::kCheck:
-    case op::kMulti:
-    case op::kCreate2:
-    case op::kReconfig:
-    case op::kCreateContainer:
-    case op::kDeleteContainer:
-    case op::kCreateTTL:
-    case op::kCreateSession:
-    case op::kCloseSession: return true;
-    default: return false;
+namespace {
+
+// Every op that changes the tree or the session table, and how it travels.
+struct WriteOp {
+  int32_t op;
+  bool logged;    // a client's request of it is proposed to the log
+  bool in_multi;  // it may be a sub-op of a multi
+};
+constexpr WriteOp kWriteOps[] = {
+    {op::kCreate, true, true},
+    {op::kCreate2, true, true},
+    {op::kCreateContainer, true, true},
+    {op::kCreateTTL, true, true},
+    {op::kDelete, true, true},
+    {op::kSetData, true, true},
+    {op::kCheck, true, true},
+    {op::kSetACL, true, false},
+    {op::kMulti, true, false},
+    {op::kReconfig, true, false},
+    {op::kCloseSession, true, false},
+    {op::kCreateSession, false, false},    // logged from the handshake
+    {op::kDeleteContainer, false, false},  // logged by the leader's reaper
+};
+
+const WriteOp* write_op(int32_t code) {
+  for (const WriteOp& w : kWriteOps) {
+    if (w.op == code) return &w;
   }
+  return nullptr;
+}
+
+}  // namespace
+
+bool op_is_write(int32_t code) { return write_op(code) != nullptr; }
+
+bool op_is_logged(int32_t code) {
+  const WriteOp* w = write_op(code);
+  return w != nullptr && w->logged;
+}
+
+bool op_is_multi_write(int32_t code) {
+  const WriteOp* w = write_op(code);
+  return w != nullptr && w->in_multi;
 }
 
 }  // namespace zkraft::jute

@@ -59,8 +59,18 @@ const char* op_name(int32_t op);
 // notification, unknown ones) give "NA", which is also what a connection shows before its first op.
 const char* op_lop_name(int32_t op);
 
-// True for the ops a client may send whose effect is a change to the tree or the session table
-// (they go through the log); false for reads, pings, auth and watch management.
+// The one classification of the ops that change state (one table in opcodes.cc):
+//
+// A client's request of these ops goes through the Raft log as a transaction: create, create2,
+// createContainer, createTTL, delete, setData, setACL, multi, check, reconfig, closeSession.
+// (createSession is logged from the handshake, not as a request; deleteContainer only by the
+// leader's container reaper.)
+bool op_is_logged(int32_t op);
+// The write ops a multi (op 14) may contain: create, create2, createContainer, createTTL, delete,
+// setData, check (a multi's reads are getData and getChildren: jute/multi.h is_multi_read_op).
+bool op_is_multi_write(int32_t op);
+// Every op whose effect is a change to the tree or the session table: op_is_logged plus
+// createSession and deleteContainer. False for reads, pings, auth and watch management.
 bool op_is_write(int32_t op);
 
 }  // namespace zkraft::jute

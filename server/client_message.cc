@@ -2,7 +2,6 @@
 
 #include "jute/errors.h"
 #include "jute/opcodes.h"
-#include "server/logged_op.h"
 
 namespace zkraft::server {
 

@@ -1,19 +1,16 @@
 #include "server/four_letter_words.h"
 
-#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 
+#include "jute/frame.h"
+
 namespace zkraft::server {
 
 namespace {
-
-constexpr std::array<std::string_view, 18> kWords = {
-    "conf", "cons", "crst", "dirs", "dump", "envi", "gtmk", "hash", "isro",
-    "mntr", "ruok", "srst", "srvr", "stat", "stmk", "wchc", "wchp", "wchs"};
 
 constexpr std::string_view kNotServing = "This ZooKeeper instance is not currently serving requests";
 
@@ -222,7 +219,8 @@ std::string render_dump(const ServerStatus& s) {
 }  // namespace
 
 bool is_four_letter_word(std::string_view cmd) {
-  for (std::string_view w : kWords) {
+  // The words only: the telnet close sequence jute also accepts gets no answer.
+  for (std::string_view w : jute::kFourLetterWords) {
     if (w == cmd) return true;
   }
   return false;

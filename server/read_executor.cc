@@ -87,7 +87,7 @@ ReadResult ReadExecutor::execute(const ReadCaller& c, int32_t xid, int32_t o,
           r.mode != jute::add_watch_mode::kPersistentRecursive) {
         return error(err::kBadArguments);
       }
-      watches_.add_persistent_watch(r.path, watcher, static_cast<session::AddWatchMode>(r.mode));
+      watches_.add_persistent_watch(r.path, watcher, static_cast<jute::AddWatchMode>(r.mode));
       return reply(err::kOk, jute::ErrorResponse{0});
     }
     case op::kCheckWatches: {
@@ -198,10 +198,10 @@ ReadResult ReadExecutor::set_watches(const ReadCaller& c, int32_t xid, int32_t o
   }
   if (persistent) {
     for (const auto& path : *persistent) {
-      watches_.add_persistent_watch(path, watcher, session::AddWatchMode::kPersistent);
+      watches_.add_persistent_watch(path, watcher, jute::AddWatchMode::kPersistent);
     }
     for (const auto& path : *recursive) {
-      watches_.add_persistent_watch(path, watcher, session::AddWatchMode::kPersistentRecursive);
+      watches_.add_persistent_watch(path, watcher, jute::AddWatchMode::kPersistentRecursive);
     }
   }
   return ReadResult{reply_with_body(jute::ReplyHeader{xid, zxid, err::kOk})};

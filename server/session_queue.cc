@@ -1,6 +1,6 @@
 #include "server/session_queue.h"
 
-#include "server/invariant.h"
+#include "tree/invariant.h"  // the server has no invariant header of its own: tree/ is below it
 
 namespace zkraft::server {
 

@@ -131,7 +131,7 @@ void ZkStateMachine::apply_request(const tree::TxnContext& ctx, const Txn& txn,
       } else if (auto* t = std::get_if<jute::CreateTTLRequest>(&body)) {
         path = t->path, data = t->data, acl = t->acl, flags = t->flags, ttl = t->ttl;
       }
-      if (txn.op == op::kCreateContainer && flags != tree::create_mode::kContainer) {
+      if (txn.op == op::kCreateContainer && flags != jute::create_mode::kContainer) {
         out.err = jute::err::kBadArguments;
         return;
       }
@@ -139,11 +139,11 @@ void ZkStateMachine::apply_request(const tree::TxnContext& ctx, const Txn& txn,
         out.err = jute::err::kUnimplemented;  // zookeeper.extendedTypesEnabled=false
         return;
       }
-      if (txn.op == op::kCreateTTL && !tree::create_mode::ttl(flags)) {
+      if (txn.op == op::kCreateTTL && !jute::create_mode::is_ttl(flags)) {
         out.err = jute::err::kBadArguments;
         return;
       }
-      if (txn.op != op::kCreateTTL && tree::create_mode::ttl(flags)) {
+      if (txn.op != op::kCreateTTL && jute::create_mode::is_ttl(flags)) {
         out.err = jute::err::kBadArguments;
         return;
       }

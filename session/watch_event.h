@@ -4,31 +4,20 @@
 
 #include <cstdint>
 
+#include "jute/constants.h"
 #include "tree/txn.h"
 
 namespace zkraft::session {
 
-// The tree's event vocabulary (tree/txn.h), re-exported so users of the registry need one name:
-// EventType is Watcher.Event.EventType (1 created, 2 deleted, 3 data changed, 4 children changed);
-// a WatchTrigger is one change the tree reported, in order. A create of P is reported as
+// The watch vocabulary is the protocol's (jute/constants.h), re-exported so users of the registry
+// need one name: EventType is Watcher.Event.EventType's change events (1 created, 2 deleted,
+// 3 data changed, 4 children changed); AddWatchMode is addWatch's mode (op 106); the `type` of
+// checkWatches/removeWatches (ops 17/18) is a jute::watcher_type value.
+// A WatchTrigger is one change the tree reported, in order. A create of P is reported as
 // {kNodeCreated, P} then {kNodeChildrenChanged, parent(P)}; a delete as {kNodeDeleted, P} then
 // {kNodeChildrenChanged, parent(P)}; a setData as {kNodeDataChanged, P}.
-using EventType = tree::EventType;
+using jute::AddWatchMode;
+using jute::EventType;
 using WatchTrigger = tree::WatchTrigger;
-
-// The `type` argument of checkWatches (op 17) / removeWatches (op 18).
-enum class WatcherType : int32_t {
-  kChildren = 1,
-  kData = 2,
-  kAny = 3,
-  kPersistent = 4,           // 3.9+
-  kPersistentRecursive = 5,  // 3.9+
-};
-
-// The `mode` argument of addWatch (op 106).
-enum class AddWatchMode : int32_t {
-  kPersistent = 0,
-  kPersistentRecursive = 1,
-};
 
 }  // namespace zkraft::session

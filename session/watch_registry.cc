@@ -125,12 +125,12 @@ void WatchRegistry::trigger(const WatchTrigger& trigger, std::vector<Delivery>& 
 
 int32_t WatchRegistry::remove(std::string_view path, int32_t watcher_type, WatcherId watcher) {
   uint8_t bits = 0;
-  switch (static_cast<WatcherType>(watcher_type)) {
-    case WatcherType::kChildren: bits = kChildStandard; break;
-    case WatcherType::kData: bits = kDataStandard; break;
-    case WatcherType::kAny: bits = kDataBits | kChildBits; break;
-    case WatcherType::kPersistent: bits = kDataPersistent | kChildPersistent; break;
-    case WatcherType::kPersistentRecursive: bits = kDataRecursive; break;
+  switch (watcher_type) {
+    case jute::watcher_type::kChildren: bits = kChildStandard; break;
+    case jute::watcher_type::kData: bits = kDataStandard; break;
+    case jute::watcher_type::kAny: bits = kDataBits | kChildBits; break;
+    case jute::watcher_type::kPersistent: bits = kDataPersistent | kChildPersistent; break;
+    case jute::watcher_type::kPersistentRecursive: bits = kDataRecursive; break;
     default: return kBadArguments;
   }
   uint8_t before = clear_modes(path, watcher, bits);
@@ -139,13 +139,13 @@ int32_t WatchRegistry::remove(std::string_view path, int32_t watcher_type, Watch
 
 int32_t WatchRegistry::check(std::string_view path, int32_t watcher_type, WatcherId watcher) const {
   uint8_t bits = 0;
-  switch (static_cast<WatcherType>(watcher_type)) {
-    case WatcherType::kChildren: bits = kChildStandard; break;
-    case WatcherType::kData: bits = kDataStandard; break;
-    case WatcherType::kAny: bits = kDataBits | kChildBits; break;
+  switch (watcher_type) {
+    case jute::watcher_type::kChildren: bits = kChildStandard; break;
+    case jute::watcher_type::kData: bits = kDataStandard; break;
+    case jute::watcher_type::kAny: bits = kDataBits | kChildBits; break;
     // DataTree.containsWatcher looks at the data table only for these two.
-    case WatcherType::kPersistent: bits = kDataPersistent; break;
-    case WatcherType::kPersistentRecursive: bits = kDataRecursive; break;
+    case jute::watcher_type::kPersistent: bits = kDataPersistent; break;
+    case jute::watcher_type::kPersistentRecursive: bits = kDataRecursive; break;
     default: return kBadArguments;
   }
   return (modes(path, watcher) & bits) ? kOk : kNoWatcher;

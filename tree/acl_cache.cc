@@ -1,5 +1,7 @@
 #include "tree/acl_cache.h"
 
+#include "tree/invariant.h"
+
 namespace zkraft::tree {
 
 std::string AclCache::key_of(const std::vector<jute::ACL>& acl) {
@@ -23,6 +25,7 @@ void AclCache::add_ref(uint32_t id) { ++by_id_.at(id).refs; }
 
 void AclCache::release(uint32_t id) {
   auto& e = by_id_.at(id);
+  ZKRAFT_INVARIANT(e.refs > 0, "an ACL's reference count never goes below zero");
   if (--e.refs == 0) maybe_unused_.push_back(id);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // What the caller hands the tree with each applied transaction, and what the tree hands back:
-// the transaction context, watch triggers, create modes and the multi-op records.
+// the transaction context, watch triggers and the multi-op records. Create modes, TTL bounds and
+// event types are the protocol's (jute/constants.h).
 
 #include <cstdint>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "jute/archive.h"
+#include "jute/constants.h"
 #include "jute/data.h"
 
 namespace zkraft::tree {
@@ -22,13 +24,8 @@ struct TxnContext {
   const std::vector<jute::Id>* auth = nullptr;   // caller's identities; nullptr = none
 };
 
-// Watch event types the tree reports (values are WatcherEvent.type on the wire).
-enum class EventType : int32_t {
-  kNodeCreated = 1,
-  kNodeDeleted = 2,
-  kNodeDataChanged = 3,
-  kNodeChildrenChanged = 4,
-};
+// The change a WatchTrigger reports (jute/constants.h: values are WatcherEvent.type).
+using jute::EventType;
 
 // One change a watch registry must turn into events, in the order the changes happened.
 // kNodeDeleted fires data and child watches on `path`; kNodeChildrenChanged fires child watches.
@@ -43,24 +40,8 @@ struct WatchTrigger {
   bool operator==(const WatchTrigger& o) const { return type == o.type && path == o.path; }
 };
 
-// CreateRequest.flags (CreateMode).
-namespace create_mode {
-inline constexpr int32_t kPersistent = 0;
-inline constexpr int32_t kEphemeral = 1;
-inline constexpr int32_t kPersistentSequential = 2;
-inline constexpr int32_t kEphemeralSequential = 3;
-inline constexpr int32_t kContainer = 4;
-inline constexpr int32_t kPersistentWithTtl = 5;
-inline constexpr int32_t kPersistentSequentialWithTtl = 6;
-inline constexpr bool valid(int32_t m) { return m >= 0 && m <= 6; }
-inline constexpr bool ephemeral(int32_t m) { return m == 1 || m == 3; }
-inline constexpr bool sequential(int32_t m) { return m == 2 || m == 3 || m == 6; }
-inline constexpr bool container(int32_t m) { return m == 4; }
-inline constexpr bool ttl(int32_t m) { return m == 5 || m == 6; }
-}  // namespace create_mode
-
-// Largest TTL ZooKeeper accepts (EphemeralType.TTL.maxValue(): about 34 years in ms).
-inline constexpr int64_t kMaxTtlMs = 0xFFFFFFFFFFLL;
+// Create modes are jute::create_mode; a TTL mode's ttl is at most jute::kMaxTtlMs.
+using jute::kMaxTtlMs;
 
 // Sub-operations of a multi (op 14). A create's ttl is -1 unless mode is a TTL mode.
 struct CreateOp {

@@ -2,6 +2,7 @@
 // keep the side indexes right and record undo steps while a multi runs.
 #include "tree/znode_tree.h"
 
+#include "tree/invariant.h"
 #include "tree/tree_internal.h"
 
 namespace zkraft::tree {
@@ -154,6 +155,7 @@ ZnodeEntry* ZnodeTree::insert_entry(std::string path, Znode node, ZnodeEntry* pa
                                     bool at_saved_index) {
   uint32_t saved_index = node.index_in_parent;
   auto [it, inserted] = index_.emplace(std::move(path), std::move(node));
+  ZKRAFT_INVARIANT(inserted, "a path is in the index at most once");
   ZnodeEntry* e = &*it;
   std::string_view key = e->first;
   Znode& n = e->second;
@@ -171,12 +173,18 @@ ZnodeEntry* ZnodeTree::insert_entry(std::string path, Znode node, ZnodeEntry* pa
       n.index_in_parent = static_cast<uint32_t>(kids->size());
       kids->push_back(e);
     }
+    ZKRAFT_INVARIANT((*kids)[n.index_in_parent] == e, "a child knows its place in the parent's list");
   }
   acls_.add_ref(n.acl);
   data_size_ += size_of(key, n);
   rolling_ += content_hash(*e) + meta_hash(*e);
   switch (n.kind) {
-    case NodeKind::kEphemeral: ephemerals_[n.owner].insert(key); break;
+    case NodeKind::kEphemeral: {
+      ZKRAFT_INVARIANT(n.owner != 0, "an ephemeral node has an owner session");
+      const bool added = ephemerals_[n.owner].insert(key).second;
+      ZKRAFT_INVARIANT(added, "the ephemeral table lists each node once, under its owner");
+      break;
+    }
     case NodeKind::kContainer: containers_.insert(key); break;
     case NodeKind::kTtl: ttls_.insert(key); break;
     case NodeKind::kPersistent: break;
@@ -191,10 +199,9 @@ Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
   switch (n.kind) {
     case NodeKind::kEphemeral: {
       auto it = ephemerals_.find(n.owner);
-      if (it != ephemerals_.end()) {
-        it->second.erase(key);
-        if (it->second.empty()) ephemerals_.erase(it);
-      }
+      const bool listed = it != ephemerals_.end() && it->second.erase(key) == 1;
+      ZKRAFT_INVARIANT(listed, "the ephemeral table lists each node once, under its owner");
+      if (it->second.empty()) ephemerals_.erase(it);
       break;
     }
     case NodeKind::kContainer: containers_.erase(key); break;
@@ -202,10 +209,13 @@ Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
     case NodeKind::kPersistent: break;
   }
   data_size_ -= size_of(key, n);
+  ZKRAFT_INVARIANT(data_size_ >= 1, "the data size never goes below the root's");
   acls_.release(n.acl);
   if (parent) {
+    ZKRAFT_INVARIANT(parent->second.children != nullptr, "a removed child is in its parent's list");
     auto& kids = *parent->second.children;
     uint32_t i = n.index_in_parent;
+    ZKRAFT_INVARIANT(i < kids.size() && kids[i] == e, "a removed child is in its parent's list");
     ZnodeEntry* last = kids.back();
     kids[i] = last;
     last->second.index_in_parent = i;

@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "jute/errors.h"
+#include "tree/invariant.h"
 #include "tree/tree_internal.h"
 #include "tree/znode_tree.h"
 
@@ -33,8 +34,8 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
                              const jute::Buffer& data, const std::vector<jute::ACL>& acl,
                              int32_t mode, int64_t ttl, std::string& created_path,
                              jute::Stat* stat, std::vector<WatchTrigger>& out) {
-  if (!create_mode::valid(mode)) return err::kBadArguments;
-  if (create_mode::ttl(mode)) {
+  if (!jute::create_mode::is_valid(mode)) return err::kBadArguments;
+  if (jute::create_mode::is_ttl(mode)) {
     if (ttl <= 0 || ttl > kMaxTtlMs) return err::kBadArguments;
   } else if (ttl >= 0) {
     return err::kBadArguments;
@@ -49,7 +50,7 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
   Znode& p = parent->second;
   if (!allowed(p, jute::perms::kCreate, auth_of(ctx))) return err::kNoAuth;
   std::string full(path);
-  if (create_mode::sequential(mode)) full += sequence_suffix(p.cversion);
+  if (jute::create_mode::is_sequential(mode)) full += sequence_suffix(p.cversion);
   if (!validate_path(full)) return err::kBadArguments;
   if (find(full)) return err::kNodeExists;
   if (p.kind == NodeKind::kEphemeral) return err::kNoChildrenForEphemerals;
@@ -58,22 +59,26 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
     if (int32_t rc = quota_check(full, bytes, 1); rc != err::kOk) return rc;
   }
 
+  const size_t children_before = p.num_children();
+  const int64_t pzxid_before = p.pzxid;
   note_update(parent);
   {
     NodeChange change(*this, parent, Touches::kMeta);
     p.cversion = wrap_add(p.cversion, 1);
     p.pzxid = ctx.zxid;
   }
+  // Transactions arrive in zxid order; an older one applied again would move pzxid back.
+  ZKRAFT_INVARIANT(p.pzxid >= pzxid_before, "a parent's pzxid never goes back");
 
   Znode n;
   n.czxid = n.mzxid = n.pzxid = ctx.zxid;
   n.ctime = n.mtime = ctx.time_ms;
-  if (create_mode::container(mode)) {
+  if (jute::create_mode::is_container(mode)) {
     n.kind = NodeKind::kContainer;
-  } else if (create_mode::ttl(mode)) {
+  } else if (jute::create_mode::is_ttl(mode)) {
     n.kind = NodeKind::kTtl;
     n.owner = ttl;
-  } else if (create_mode::ephemeral(mode) && ctx.session_id != 0) {
+  } else if (jute::create_mode::is_ephemeral(mode) && ctx.session_id != 0) {
     // ZooKeeper stores owner 0 as a plain persistent node, so an ephemeral without a session is one.
     n.kind = NodeKind::kEphemeral;
     n.owner = ctx.session_id;
@@ -82,6 +87,7 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
   n.data_null = data.is_null;
   if (!data.is_null) n.data.assign(data.bytes);
   ZnodeEntry* e = insert_entry(full, std::move(n), parent, false);
+  ZKRAFT_INVARIANT(p.num_children() == children_before + 1, "a create adds one child to its parent");
   if (undo_) undo_->push_back(Undo{Undo::Kind::kCreated, full, Znode{}, 0, {}});
   quota_on_create(parent->first, name_of(full));
   if (std::string_view q = quota_prefix_of(full); !q.empty()) {
@@ -97,6 +103,8 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
 
 void ZnodeTree::erase_node(const TxnContext& ctx, ZnodeEntry* node, ZnodeEntry* parent,
                            std::vector<WatchTrigger>& out) {
+  const size_t children_before = parent->second.num_children();
+  const int32_t cversion_before = parent->second.cversion;
   note_update(parent);
   {
     NodeChange change(*this, parent, Touches::kMeta);
@@ -106,6 +114,10 @@ void ZnodeTree::erase_node(const TxnContext& ctx, ZnodeEntry* node, ZnodeEntry* 
   std::string path = node->first;
   auto acl = acls_.share(node->second.acl);
   Znode removed = remove_entry(node, parent);
+  ZKRAFT_INVARIANT(parent->second.num_children() + 1 == children_before,
+                   "a delete removes one child from its parent");
+  // cversion counts creates only (clients see cversion*2 - numChildren).
+  ZKRAFT_INVARIANT(parent->second.cversion == cversion_before, "a delete leaves the parent's cversion");
   auto bytes = static_cast<int64_t>(removed.data.size());
   out.push_back({EventType::kNodeDeleted, path, std::move(acl)});
   out.push_back({EventType::kNodeChildrenChanged, parent->first, acls_.share(parent->second.acl)});
@@ -277,7 +289,10 @@ void ZnodeTree::close_session(const TxnContext& ctx, int64_t session_id,
     for (const auto& p : paths) {
       ZnodeEntry* node = find(p);
       ZnodeEntry* parent = find(parent_of(p));
-      if (node && parent) erase_node(ctx, node, parent, out);
+      ZKRAFT_INVARIANT(node && parent && node->second.kind == NodeKind::kEphemeral &&
+                           node->second.owner == session_id,
+                       "the ephemeral table agrees with each node's owner");
+      erase_node(ctx, node, parent, out);
     }
   }
   finish(ctx);

@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "server/config.h"
-#include "server/raft_log.h"
+#include "server/raft_replicated_log.h"
 
 namespace zkraft::server {
 namespace {
@@ -308,6 +308,18 @@ TEST(DataLogDir, RaftLogGoesUnderDataLogDirWhenSet) {
   EXPECT_EQ(raft_log_dir(c), "/log/3/raft");
 }
 
+namespace {
+// Accepts whatever the log reports; the test only looks at where the log is stored.
+struct IgnoringListener : LogListener {
+  void on_apply(uint64_t, std::string_view) override {}
+  void on_restore(uint64_t, std::string_view) override {}
+  std::string on_snapshot_request() override { return {}; }
+  void on_leader_changed(uint64_t, bool) override {}
+  void on_read_index(uint64_t, uint64_t, bool) override {}
+  void on_peer_message(uint64_t, std::string) override {}
+};
+}  // namespace
+
 TEST(DataLogDir, TheRaftLogIsWrittenThere) {
   const fs::path root = fs::path(testing::TempDir()) / "zkraft_config_keys_datalogdir";
   fs::remove_all(root);
@@ -320,9 +332,10 @@ TEST(DataLogDir, TheRaftLogIsWrittenThere) {
   std::string err;
   boost::asio::io_context io;
   {
-    auto log = RaftLog::create(io, c, &err);
+    IgnoringListener listener;
+    auto log = RaftReplicatedLog::create(io.get_executor(), c, &err);
     ASSERT_NE(log, nullptr) << err;
-    ASSERT_TRUE(log->start({}, &err)) << err;  // opens the storage; io never runs
+    ASSERT_TRUE(log->start(listener, &err)) << err;  // opens the storage; io never runs
     log->stop();
   }
   EXPECT_TRUE(fs::is_directory(root / "log" / "raft"));

@@ -58,7 +58,7 @@ class Model {
     if (!nodes_.count(par)) return err::kNoNode;
     ModelNode& p = nodes_[par];
     std::string full = path;
-    if (create_mode::sequential(mode)) {
+    if (jute::create_mode::is_sequential(mode)) {
       char buf[16];
       std::snprintf(buf, sizeof buf, "%010d", p.creates);
       full += buf;
@@ -71,7 +71,7 @@ class Model {
     n.data = data;
     n.czxid = n.mzxid = n.pzxid = zxid;
     n.ctime = n.mtime = zxid * 1000;
-    n.ephemeral = create_mode::ephemeral(mode);
+    n.ephemeral = jute::create_mode::is_ephemeral(mode);
     n.owner = n.ephemeral ? session : 0;
     nodes_[full] = n;
     created = full;

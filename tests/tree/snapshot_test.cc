@@ -248,7 +248,7 @@ class OpStream {
 
   CreateOp random_create() {
     CreateOp op{random_path(), random_data(), random_acl(), static_cast<int32_t>(pick(7)), -1};
-    if (create_mode::ttl(op.mode)) op.ttl = 1 + static_cast<int64_t>(pick(5000));
+    if (jute::create_mode::is_ttl(op.mode)) op.ttl = 1 + static_cast<int64_t>(pick(5000));
     return op;
   }
 
