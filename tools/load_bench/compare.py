@@ -3,6 +3,13 @@
 
   compare.py --zk-load BUILD/tools/load_bench/zk_load --zkraft BUILD/server/zkraft-server \
              --work DIR [--only standalone,ensemble,failover,memory] [--kinds zkraft,zookeeper]
+             [--baseline OLD/zkraft-server] [--standalone-loads set:1x1,get:64x8,...]
+
+A kind is zkraft, baseline (the --baseline binary: an older zkraft, to compare builds) or
+zookeeper, optionally followed by @key=value zoo.cfg lines for that run, e.g.
+--kinds zkraft@zkraft.networkThreads=1,zkraft@zkraft.networkThreads=2 (ZooKeeper ignores
+zkraft.* keys). Each run also reports the servers' CPU time per operation (user + system, from
+/proc, over warm-up and measurement, divided by ops/s times that span).
 
 Every server listens on 127.0.0.1 on ports picked by binding port 0, keeps its data under DIR,
 fsyncs (zkraft's default; ZooKeeper's forceSync default yes) and is stopped by the PID this script
@@ -65,9 +72,27 @@ def loadavg():
         return " ".join(f.read().split()[:3])
 
 
+def split_kind(kind):
+    """'zkraft@a=b@c=d' -> ('zkraft', ['a=b', 'c=d'])"""
+    parts = kind.split("@")
+    return parts[0], parts[1:]
+
+
+def cpu_seconds(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 class Server:
-    def __init__(self, kind, zkraft_bin, workdir, name, client_port, myid=None, extra=None):
-        self.kind, self.bin, self.port, self.myid = kind, zkraft_bin, client_port, myid
+    def __init__(self, kind, args, workdir, name, client_port, myid=None, extra=None):
+        base, cfg_lines = split_kind(kind)
+        zkraft_bin = args.baseline if base == "baseline" else args.zkraft
+        self.kind = "zookeeper" if base == "zookeeper" else "zkraft"
+        self.bin, self.port, self.myid = zkraft_bin, client_port, myid
         self.dir = os.path.join(workdir, name)
         shutil.rmtree(self.dir, ignore_errors=True)
         self.data = os.path.join(self.dir, "data")
@@ -78,7 +103,7 @@ class Server:
         self.cfg = os.path.join(self.dir, "zoo.cfg")
         lines = ["tickTime=2000", "initLimit=10", "syncLimit=5", "dataDir=" + self.data,
                  "clientPort=%d" % client_port, "clientPortAddress=127.0.0.1", "maxClientCnxns=0",
-                 "4lw.commands.whitelist=*", "admin.enableServer=false"] + list(extra or [])
+                 "4lw.commands.whitelist=*", "admin.enableServer=false"] + list(extra or []) + cfg_lines
         with open(self.cfg, "w") as f:
             f.write("\n".join(lines) + "\n")
         self.proc = None
@@ -127,7 +152,7 @@ def wait_serving(servers, need_leader, timeout=60):
 
 
 def standalone(kind, args, name):
-    s = Server(kind, args.zkraft, args.work, name, free_port()).start()
+    s = Server(kind, args, args.work, name, free_port()).start()
     wait_serving([s], need_leader=False)
     return [s]
 
@@ -135,7 +160,7 @@ def standalone(kind, args, name):
 def ensemble(kind, args, name, n=3):
     ports = [(free_port(), free_port(), free_port()) for _ in range(n)]
     lines = ["server.%d=127.0.0.1:%d:%d;127.0.0.1:%d" % (i + 1, p, e, c) for i, (c, p, e) in enumerate(ports)]
-    members = [Server(kind, args.zkraft, args.work, "%s-%d" % (name, i + 1), ports[i][0], myid=i + 1, extra=lines)
+    members = [Server(kind, args, args.work, "%s-%d" % (name, i + 1), ports[i][0], myid=i + 1, extra=lines)
                for i in range(n)]
     for m in members:
         m.start()
@@ -150,17 +175,23 @@ def hosts(servers):
 def zk_load(args, servers, extra, label, kind):
     cmd = [args.zk_load, "--json", "-s", hosts(servers)] + [str(x) for x in extra]
     la = loadavg()
+    cpu_before = sum(cpu_seconds(s.proc.pid) for s in servers if s.running())
+    t0 = time.time()
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    elapsed = time.time() - t0
+    cpu = sum(cpu_seconds(s.proc.pid) for s in servers if s.running()) - cpu_before
     if out.returncode != 0:
         raise RuntimeError("zk_load failed: %s\n%s" % (" ".join(cmd), out.stderr))
     r = json.loads(out.stdout)
+    ops = r["ops_per_s"] * elapsed
     r.update({"label": label, "kind": kind, "loadavg_before": la, "loadavg_after": loadavg(),
+              "server_cpu_s": cpu, "server_cpu_us_per_op": cpu * 1e6 / ops if ops else None,
               "command": " ".join(cmd)})
     record(args, r)
     lat = r["latency_ms"]
-    print("%-10s %-28s %9.0f ops/s  p50 %7.2f  p99 %7.2f  p999 %7.2f  max %7.2f ms  err %d  connfail %d  load %s"
-          % (kind, label, r["ops_per_s"], lat["p50"], lat["p99"], lat["p999"], lat["max"], r["error_replies"],
-             r["connection_failures"], la), flush=True)
+    print("%-10s %-28s %9.0f ops/s  p50 %7.2f  p99 %7.2f  p999 %7.2f  max %7.2f ms  cpu/op %6.1f us  err %d  connfail %d  load %s"
+          % (kind, label, r["ops_per_s"], lat["p50"], lat["p99"], lat["p999"], lat["max"],
+             r["server_cpu_us_per_op"] or 0, r["error_replies"], r["connection_failures"], la), flush=True)
     return r
 
 
@@ -173,9 +204,11 @@ def run_standalone(args, kind):
     srv = standalone(kind, args, "standalone-" + kind)
     try:
         w, d = args.warmup, args.duration
-        for op in ("set", "create", "get"):
-            zk_load(args, srv, ["-o", op, "-b", 100, "-n", 1, "-k", 1, "-w", w, "-d", d], "standalone %s 1x1" % op, kind)
-            zk_load(args, srv, ["-o", op, "-b", 100, "-n", 64, "-k", 8, "-w", w, "-d", d], "standalone %s 64x8" % op, kind)
+        for load in args.standalone_loads.split(","):
+            op, shape = load.split(":")
+            n, k = shape.split("x")
+            zk_load(args, srv, ["-o", op, "-b", 100, "-n", n, "-k", k, "-w", w, "-d", d],
+                    "standalone %s %s" % (op, shape), kind)
     finally:
         for s in srv:
             s.stop()
@@ -275,6 +308,9 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--only", default="standalone,ensemble,failover,memory")
     ap.add_argument("--kinds", default="zkraft,zookeeper")
+    ap.add_argument("--baseline", help="an older zkraft-server binary, run as kind 'baseline'")
+    ap.add_argument("--standalone-loads", default="set:1x1,set:64x8,create:1x1,create:64x8,get:1x1,get:64x8",
+                    help="op:SESSIONSxINFLIGHT runs of the standalone part")
     ap.add_argument("--warmup", type=float, default=2)
     ap.add_argument("--duration", type=float, default=8)
     ap.add_argument("--failover-duration", type=float, default=15)
