@@ -209,6 +209,33 @@ void SimCluster::NodeIo::post(std::function<void()> task) {
   c_.schedule(c_.now_, EventKind::kTask, id_, c_.nodes_.at(id_).epoch, {}, std::move(task));
 }
 
+void SimCluster::NodeIo::send(const Message& m) {
+  c_.check_promise(c_.nodes_.at(id_), m);
+  c_.send(m);
+}
+
+void SimCluster::check_promise(const Node& n, const Message& m) {
+  const consensus::HardState& hs = n.storage.hard_state();
+  const std::string who = "durability: node " + std::to_string(n.id) + " ";
+  if (m.type == consensus::MessageType::kVoteResponse && !m.reject) {
+    if (hs.term < m.term || (hs.term == m.term && hs.vote != m.to)) {
+      checker_.report(who + "granted its vote in term " + std::to_string(m.term) + " to " + std::to_string(m.to) +
+                      " before it was on disk (disk: term " + std::to_string(hs.term) + " vote " +
+                      std::to_string(hs.vote) + ")");
+    }
+  } else if (m.type == consensus::MessageType::kAppendResponse && !m.reject) {
+    // Within one term a follower's log only grows, so the acknowledged index must be on disk; an
+    // older term may have been overwritten by a newer leader in the same batch.
+    if (hs.term < m.term) {
+      checker_.report(who + "acknowledged in term " + std::to_string(m.term) + " before that term was on disk");
+    } else if (hs.term == m.term && n.storage.durable_last_index() < m.index) {
+      checker_.report(who + "acknowledged index " + std::to_string(m.index) + " in term " + std::to_string(m.term) +
+                      " to " + std::to_string(m.to) + " with only " + std::to_string(n.storage.durable_last_index()) +
+                      " on disk");
+    }
+  }
+}
+
 void SimCluster::NodeIo::on_ready(const Ready& rd) {
   c_.checker_.observe_appended(id_, rd.entries, c_.nodes_.at(id_).driver->core());
 }
@@ -218,6 +245,10 @@ void SimCluster::NodeIo::on_applied(const Entry& e) {
   if (e.index != n.applied + 1) {
     c_.checker_.report("node " + std::to_string(id_) + " applied index " + std::to_string(e.index) +
                        " right after " + std::to_string(n.applied));
+  }
+  if (n.storage.durable_last_index() < e.index) {
+    c_.checker_.report("durability: node " + std::to_string(id_) + " applied index " + std::to_string(e.index) +
+                       " with only " + std::to_string(n.storage.durable_last_index()) + " on disk");
   }
   n.applied = e.index;
   if (e.type == consensus::EntryType::kConfChange) ++c_.counters_["apply.conf_change"];

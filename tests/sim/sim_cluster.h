@@ -6,6 +6,12 @@
 // write under way) and a hashing state machine (SimApp, whose snapshot answers may be delayed).
 // Each node's executor is the event queue; its observer feeds the SafetyChecker.
 //
+// Besides the SafetyChecker's properties the cluster checks durability against each node's
+// simulated disk: a granted vote is on disk before it leaves (term and vote), an append
+// acknowledgement in the disk's current term only covers entries on disk, and an entry is on disk
+// before it is applied. So a driver that acknowledges or applies before the write completes fails
+// at once, without waiting for a crash to turn it into lost data.
+//
 // Everything random comes from one seeded SimRng and events are ordered by (time, sequence), so
 // the same seed and the same calls produce the same run; trace_hash() fingerprints the run.
 // The SafetyChecker runs after every event. Scenario tests drive it by hand (partition, crash,
@@ -133,7 +139,7 @@ class SimCluster {
                        public consensus::RaftDriverObserver {
    public:
     NodeIo(SimCluster& c, NodeId id) : c_(c), id_(id) {}
-    void send(const consensus::Message& m) override { c_.send(m); }
+    void send(const consensus::Message& m) override;
     void post(std::function<void()> task) override;
     void on_ready(const consensus::Ready& rd) override;
     void on_applied(const consensus::Entry& e) override;
@@ -178,6 +184,8 @@ class SimCluster {
   void handle(const Event& ev);
   void start_node(Node& n);
   void send(const consensus::Message& m);
+  // Durability: what node n promises (a granted vote, an append acknowledgement) is on its disk.
+  void check_promise(const Node& n, const consensus::Message& m);
   void after_event();
   void trace(const std::string& line);
   std::map<NodeId, const consensus::RaftCore*> current_leaders() const;

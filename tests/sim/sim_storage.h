@@ -92,6 +92,10 @@ class SimStorage : public consensus::RaftDriverStorage {
     return r;
   }
 
+  // The last index the durable state covers (log or snapshot): what survives a crash now.
+  consensus::Index durable_last_index() const {
+    return std::max(snapshot_.index, entries_.empty() ? 0 : entries_.back().index);
+  }
   const consensus::HardState& hard_state() const { return hard_state_; }
   const consensus::SnapshotMeta& snapshot() const { return snapshot_; }
   const std::string& snapshot_data() const { return snapshot_data_; }
