@@ -261,7 +261,10 @@ void RaftDriver::snapshot_answered(Index index, std::string data, uint64_t keep_
   SnapshotMeta meta = core_->snapshot_taken(index, data);
   // Counted as taken even if the core declined it, so a refusal cannot cause a snapshot per Ready.
   last_snapshot_index_ = std::max({last_snapshot_index_, meta.index, index});
-  if (meta.index != index) return;  // the core holds a newer snapshot already (from the leader)
+  if (meta.index != index) {  // the core holds a newer snapshot already (from the leader)
+    maybe_snapshot();
+    return;
+  }
   const Index compact_to = meta.index > keep_tail ? meta.index - keep_tail : 0;
   const size_t bytes = data.size();
   io_.storage.store_snapshot(meta, std::move(data), compact_to, [mb = mailbox_, this](Status s) {
@@ -271,6 +274,8 @@ void RaftDriver::snapshot_answered(Index index, std::string data, uint64_t keep_
   });
   core_->compact(compact_to);
   if (observer_) observer_->on_snapshot_taken(meta, bytes, compact_to);
+  // Entries applied while the application worked on this one may already call for the next.
+  maybe_snapshot();
 }
 
 void RaftDriver::notify_leader_change() {
