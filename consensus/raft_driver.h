@@ -99,7 +99,8 @@ class RaftDriver {
   RaftDriver& operator=(const RaftDriver&) = delete;
 
   // Starts processing Readies (the recovered committed entries are re-applied from a scheduled
-  // pump). Inputs before start() are refused or ignored.
+  // pump). Before start() application calls are refused (kNotLeader); wiring inputs (tick, step)
+  // reach the core, but nothing they produce is processed until start().
   void start();
   // No more storage, transport or application calls from now on. Idempotent, final.
   void stop();

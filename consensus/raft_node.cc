@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 
 #include "consensus/log_storage.h"
 #include "consensus/messages.h"

@@ -13,7 +13,6 @@ using consensus::RaftCore;
 using consensus::RaftDriver;
 using consensus::Ready;
 
-
 SimCluster::SimCluster(const SimOptions& options) : opt_(options), rng_(options.seed) {
   for (int i = 1; i <= opt_.voters; ++i) initial_.voters.push_back(static_cast<NodeId>(i));
   for (int i = 1; i <= opt_.voters + opt_.spare_nodes; ++i) {
