@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 
 #include "consensus/log_storage.h"
 #include "consensus/messages.h"
@@ -42,10 +41,58 @@ struct RaftNode::Alive {
   bool alive = true;
 };
 
-void RaftApplication::on_fatal_error(const std::string& what) {
-  spdlog::critical("raft node: fatal storage error: {}", what);
-  std::abort();
-}
+// The driver's view of this node's world: GroupCommitLog as its storage, PeerTransport (through
+// the Raft tag) as its transport, the io_context as its executor; as its observer it logs and,
+// on a fatal storage error, stops the node.
+class RaftNode::Wiring final : public RaftDriverStorage,
+                               public RaftDriverTransport,
+                               public RaftDriverExecutor,
+                               public RaftDriverObserver {
+ public:
+  explicit Wiring(RaftNode& node) : node_(node) {}
+
+  void write(std::vector<Entry> entries, std::optional<HardState> hs, bool need_sync, Done done) override {
+    node_.log_->submit(std::move(entries), hs, std::move(done), need_sync);
+  }
+
+  void store_snapshot(const SnapshotMeta& meta, std::string data, Index compact_through, Done done) override {
+    // Ordered with submit(): everything submitted before is durable when this runs, and the
+    // completion runs before those of later submissions.
+    node_.log_->run([meta, data = std::move(data), compact_through, done = std::move(done)](LogStorage& s) {
+      Status st = s.save_snapshot(meta, data);
+      if (st.is_ok() && compact_through > 0 && compact_through >= s.first_index()) {
+        st = s.compact(std::min({compact_through, meta.index, s.last_index()}));
+      }
+      done(std::move(st));
+    });
+  }
+
+  void send(const Message& m) override { node_.send_raft(m); }
+
+  void post(std::function<void()> task) override { asio::post(node_.io_, std::move(task)); }
+
+  void on_snapshot_restored(const SnapshotMeta& meta, size_t bytes) override {
+    spdlog::info("raft node {}: installed snapshot at index {} term {} ({} bytes)", node_.options_.id, meta.index,
+                 meta.term, bytes);
+  }
+  void on_membership_applied(Index index, const Membership&) override {
+    spdlog::info("raft node {}: membership change at index {} applied", node_.options_.id, index);
+  }
+  void on_snapshot_taken(const SnapshotMeta& meta, size_t bytes, Index compact_through) override {
+    spdlog::info("raft node {}: snapshot at index {} ({} bytes), compacting through {}", node_.options_.id,
+                 meta.index, bytes, compact_through);
+  }
+  void on_leader_change(NodeId leader, Term term, bool) override {
+    if (leader != 0) spdlog::info("raft node {}: leader is {} in term {}", node_.options_.id, leader, term);
+  }
+  void on_fatal_error(const std::string& what) override {
+    spdlog::critical("raft node {}: {}", node_.options_.id, what);
+    node_.stop();
+  }
+
+ private:
+  RaftNode& node_;
+};
 
 RaftNode::RaftNode(asio::io_context& io, RaftNodeOptions options, RaftApplication& app)
     : io_(io),
@@ -96,31 +143,26 @@ bool RaftNode::open(std::string* error) {
       return false;
     }
   }
-  rec.applied = rec.snapshot.index;
-
-  applied_ = rec.snapshot.index;
-  last_snapshot_index_ = rec.snapshot.index;
-  if (rec.snapshot.index > 0) {
-    applied_membership_ = rec.snapshot.membership;
-    app_.restore_snapshot(rec.snapshot, rec.snapshot_data);
-    app_.on_membership(applied_membership_);
-  } else {
-    applied_membership_ = bootstrap;
-  }
   spdlog::info("raft node {}: recovered {} (snapshot {}, log {}..{}, term {}, commit {})", options_.id,
                options_.dir, rec.snapshot.index, from, storage->last_index(), rec.hard_state.term,
                rec.hard_state.commit);
+
+  GroupCommitOptions go;
+  go.sync = options_.fsync;
+  log_ = std::make_unique<GroupCommitLog>(std::move(storage), go);
 
   RaftConfig rc;
   rc.id = options_.id;
   rc.initial_membership = bootstrap;
   rc.election_ticks = options_.election_ticks;
   rc.heartbeat_ticks = options_.heartbeat_ticks;
-  core_ = std::make_unique<RaftCore>(rc, std::move(rec), [this] { return rng_(); });
-
-  GroupCommitOptions go;
-  go.sync = options_.fsync;
-  log_ = std::make_unique<GroupCommitLog>(std::move(storage), go);
+  RaftDriverOptions dopt;
+  dopt.snapshot_every = options_.snapshot_every;
+  dopt.keep_tail = options_.keep_tail;
+  wiring_ = std::make_unique<Wiring>(*this);
+  // Hands a stored snapshot to app.restore_snapshot.
+  driver_ = std::make_unique<RaftDriver>(rc, std::move(rec), [this] { return rng_(); }, dopt,
+                                         RaftDriver::Io{*wiring_, *wiring_, *wiring_}, app_, wiring_.get());
 
   PeerTransportOptions to;
   to.self_id = options_.id;
@@ -152,22 +194,17 @@ void RaftNode::start() {
   }
   log_->start();
   schedule_tick();
-  schedule_pump();  // re-applies the recovered committed entries right away
+  driver_->start();  // re-applies the recovered committed entries right away
 }
 
 void RaftNode::stop() {
   if (stopped_) return;
   stopped_ = true;
   ticker_.cancel();
+  if (driver_) driver_->stop();
   if (transport_) transport_->stop();
-  // Finishes what was queued; its completions are posted and then ignored (stopped_).
+  // Finishes what was queued; its completions are posted and then ignored (the driver stopped).
   if (log_) log_->stop();
-}
-
-void RaftNode::fail(const std::string& what) {
-  spdlog::critical("raft node {}: {}", options_.id, what);
-  stop();
-  app_.on_fatal_error(what);
 }
 
 // ---------------------------------------------------------------- inputs
@@ -182,9 +219,8 @@ void RaftNode::schedule_tick() {
 
 void RaftNode::on_tick() {
   if (stopped_) return;
-  core_->tick();
   schedule_tick();
-  after_input();
+  driver_->tick();
 }
 
 void RaftNode::on_transport_message(NodeId from, std::string payload) {
@@ -201,12 +237,11 @@ void RaftNode::on_transport_message(NodeId from, std::string payload) {
                    m.from, from);
       return;
     }
-    core_->step(m);
-    after_input();
+    driver_->step(m);
   } else if (payload[0] == kTagApp) {
     payload.erase(0, 1);
     app_.on_app_message(from, std::move(payload));
-    after_input();
+    driver_->after_input();
   } else {
     spdlog::warn("raft node {}: dropping payload with unknown tag {} from {}", options_.id,
                  static_cast<int>(static_cast<unsigned char>(payload[0])), from);
@@ -214,41 +249,32 @@ void RaftNode::on_transport_message(NodeId from, std::string payload) {
 }
 
 void RaftNode::on_peer_down(NodeId peer) {
-  if (stopped_ || !core_ || !options_.fast_failover) return;
+  if (stopped_ || !driver_ || !options_.fast_failover) return;
   // The transport reports each direction of a connection separately; the core ignores the second
   // call (it no longer follows that leader).
-  if (peer == options_.id || peer != core_->leader()) return;
+  if (peer == options_.id || peer != driver_->core().leader()) return;
   spdlog::info("raft node {}: connection to leader {} broke", options_.id, peer);
-  core_->broken_leader_connection();
-  after_input();
+  driver_->broken_leader_connection();
 }
 
 ProposeResult RaftNode::propose(std::string data) {
   if (!started_ || stopped_) return ProposeResult{RaftError::kNotLeader, 0, 0, 0};
-  ProposeResult r = core_->propose(std::move(data));
-  schedule_pump();
-  return r;
+  return driver_->propose(std::move(data));
 }
 
 RaftError RaftNode::read_index(uint64_t context) {
   if (!started_ || stopped_) return RaftError::kNotLeader;
-  RaftError e = core_->read_index(context);
-  schedule_pump();
-  return e;
+  return driver_->read_index(context);
 }
 
 ProposeResult RaftNode::change_membership(const ConfChange& cc) {
   if (!started_ || stopped_) return ProposeResult{RaftError::kNotLeader, 0, 0, 0};
-  ProposeResult r = core_->propose_conf_change(cc);
-  schedule_pump();
-  return r;
+  return driver_->change_membership(cc);
 }
 
 RaftError RaftNode::transfer_leadership(NodeId to) {
   if (!started_ || stopped_) return RaftError::kNotLeader;
-  RaftError e = core_->transfer_leadership(to);
-  schedule_pump();
-  return e;
+  return driver_->transfer_leadership(to);
 }
 
 void RaftNode::add_peer(NodeId id, const PeerAddress& addr) {
@@ -263,186 +289,24 @@ void RaftNode::send_app_message(NodeId to, std::string payload) {
     asio::post(io_, [this, alive = alive_, p = std::move(payload)]() mutable {
       if (!alive->alive || stopped_) return;
       app_.on_app_message(options_.id, std::move(p));
-      after_input();
+      driver_->after_input();
     });
     return;
   }
   transport_->send(to, tagged(kTagApp, payload));
 }
 
-// ---------------------------------------------------------------- Ready processing
-
-// Calls the application makes (propose, read_index, ...) do not process the Ready inline: the
-// application would otherwise see its own callbacks (apply, on_leader_change) re-enter from inside
-// its call. One posted pump serves every call made in the same io handler (more batching, too).
-void RaftNode::schedule_pump() {
-  if (pump_posted_ || stopped_) return;
-  pump_posted_ = true;
-  asio::post(io_, [this, alive = alive_] {
-    if (!alive->alive) return;
-    pump_posted_ = false;
-    after_input();
-  });
-}
-
-void RaftNode::after_input() {
-  if (stopped_) return;
-  pump();
-  notify_leader_change();
-}
-
 void RaftNode::send_raft(const Message& m) { transport_->send(m.to, tagged(kTagRaft, encode_message(m))); }
-
-// One Ready at a time (ready_in_flight_ covers the disk write and the application callbacks, so
-// a proposal made from inside app.apply() simply waits for the next Ready). A loop, not
-// recursion, handles consecutive Readies that need no disk wait.
-void RaftNode::pump() {
-  while (!stopped_ && started_ && !ready_in_flight_ && core_->has_ready()) {
-    auto rd = std::make_shared<Ready>(core_->ready());
-    ready_in_flight_ = true;
-    for (const Message& m : rd->messages_now) send_raft(m);
-
-    auto on_written = [this, alive = alive_, rd](Status s) {
-      // Runs on the storage thread: hop back to the io thread.
-      asio::post(io_, [this, alive, rd, s = std::move(s)] {
-        if (!alive->alive || stopped_) return;
-        if (!s.is_ok()) {
-          fail("persisting Raft state failed: " + s.to_string());
-          return;
-        }
-        finish_ready(rd);
-        after_input();
-      });
-    };
-
-    if (rd->snapshot) {
-      // A snapshot from the leader: store it first (the storage discards a log it does not
-      // match), then the entries and hard state after it; GroupCommitLog keeps run() and
-      // submit() in order.
-      auto saved = std::make_shared<Status>();
-      log_->run([meta = *rd->snapshot, data = rd->snapshot_data, saved](LogStorage& s) {
-        *saved = s.save_snapshot(meta, data);
-      });
-      log_->submit(std::move(rd->entries), rd->hard_state,
-                   [saved, on_written](Status s) {
-                     // The run() task finished before this callback on the same thread.
-                     if (s.is_ok() && !saved->is_ok()) s = *saved;
-                     on_written(std::move(s));
-                   });
-      return;
-    }
-    if (rd->must_sync()) {
-      log_->submit(std::move(rd->entries), rd->hard_state, on_written, /*need_sync=*/true);
-      return;
-    }
-    if (rd->has_writes()) {
-      // Only the commit index moved: write it without waiting (losing it in a crash is safe; the
-      // leader tells us again), but still surface a write error.
-      log_->submit(std::move(rd->entries), rd->hard_state,
-                   [this, alive = alive_](Status s) {
-                     if (s.is_ok()) return;
-                     asio::post(io_, [this, alive, s] {
-                       if (!alive->alive || stopped_) return;
-                       fail("persisting Raft hard state failed: " + s.to_string());
-                     });
-                   },
-                   /*need_sync=*/false);
-    }
-    finish_ready(rd);
-  }
-}
-
-void RaftNode::finish_ready(const std::shared_ptr<Ready>& rd) {
-  for (const Message& m : rd->messages_after_persist) send_raft(m);
-  if (rd->snapshot) {
-    const SnapshotMeta& meta = *rd->snapshot;
-    spdlog::info("raft node {}: installing snapshot at index {} term {} ({} bytes)", options_.id, meta.index,
-                 meta.term, rd->snapshot_data.size());
-    app_.restore_snapshot(meta, rd->snapshot_data);
-    if (stopped_) return;
-    applied_ = std::max(applied_, meta.index);
-    last_snapshot_index_ = std::max(last_snapshot_index_, meta.index);
-    applied_membership_ = meta.membership;
-    app_.on_membership(applied_membership_);
-    if (stopped_) return;
-  }
-  apply_entries(rd->committed_entries);
-  if (stopped_) return;
-  for (const ReadState& rs : rd->read_states) {
-    app_.on_read_state(rs.context, rs.index);
-    if (stopped_) return;
-  }
-  core_->advance(*rd);
-  ready_in_flight_ = false;
-  maybe_snapshot();
-}
-
-void RaftNode::apply_entries(const std::vector<Entry>& entries) {
-  for (const Entry& e : entries) {
-    if (e.index <= applied_) continue;  // already covered by a restored snapshot
-    applied_ = e.index;
-    if (e.type == EntryType::kNormal) {
-      app_.apply(e);
-    } else if (e.type == EntryType::kConfChange) {
-      auto cc = decode_conf_change(e.data);
-      if (cc && apply_conf_change(applied_membership_, *cc)) {
-        spdlog::info("raft node {}: membership change at index {} applied", options_.id, e.index);
-        app_.on_membership(applied_membership_);
-      }
-    }
-    if (stopped_) return;
-  }
-}
-
-void RaftNode::maybe_snapshot() {
-  if (stopped_ || options_.snapshot_every == 0) return;
-  if (applied_ < last_snapshot_index_ + options_.snapshot_every) return;
-  const Index index = std::min(applied_, core_->applied_index());
-  std::string data = app_.take_snapshot();
-  if (stopped_) return;
-  SnapshotMeta meta = core_->snapshot_taken(index, data);
-  // Counted as taken even if the core declined it, so a refusal cannot cause a snapshot per Ready.
-  last_snapshot_index_ = std::max({last_snapshot_index_, meta.index, index});
-  if (meta.index != index) return;  // the core holds a newer snapshot already (from the leader)
-  const Index compact_to = meta.index > options_.keep_tail ? meta.index - options_.keep_tail : 0;
-  spdlog::info("raft node {}: snapshot at index {} ({} bytes), compacting through {}", options_.id, meta.index,
-               data.size(), compact_to);
-  log_->run([this, alive = alive_, meta, data = std::move(data), compact_to](LogStorage& s) {
-    Status st = s.save_snapshot(meta, data);
-    if (st.code() == Status::Code::kSnapshotOutOfDate) return;  // a newer one is stored already
-    if (st.is_ok() && compact_to >= s.first_index()) {
-      st = s.compact(std::min({compact_to, meta.index, s.last_index()}));
-    }
-    if (!st.is_ok()) {
-      asio::post(io_, [this, alive, st] {
-        if (!alive->alive || stopped_) return;
-        fail("storing snapshot failed: " + st.to_string());
-      });
-    }
-  });
-  core_->compact(compact_to);
-}
-
-void RaftNode::notify_leader_change() {
-  if (stopped_ || !core_) return;
-  const NodeId lead = core_->leader();
-  const Term term = core_->term();
-  const bool self = core_->role() == Role::kLeader;
-  if (lead == notified_leader_ && term == notified_term_ && self == notified_self_leader_) return;
-  notified_leader_ = lead;
-  notified_term_ = term;
-  notified_self_leader_ = self;
-  if (lead != 0) spdlog::info("raft node {}: leader is {} in term {}", options_.id, lead, term);
-  app_.on_leader_change(lead, term, self);
-}
 
 // ---------------------------------------------------------------- introspection
 
-RaftStatus RaftNode::status() const { return core_ ? core_->status() : RaftStatus{}; }
-NodeId RaftNode::leader() const { return core_ ? core_->leader() : 0; }
-Term RaftNode::term() const { return core_ ? core_->term() : 0; }
-bool RaftNode::is_leader() const { return core_ && core_->role() == Role::kLeader; }
-Index RaftNode::commit_index() const { return core_ ? core_->commit_index() : 0; }
+RaftStatus RaftNode::status() const { return driver_ ? driver_->core().status() : RaftStatus{}; }
+NodeId RaftNode::leader() const { return driver_ ? driver_->core().leader() : 0; }
+Term RaftNode::term() const { return driver_ ? driver_->core().term() : 0; }
+bool RaftNode::is_leader() const { return driver_ && driver_->core().role() == Role::kLeader; }
+Index RaftNode::commit_index() const { return driver_ ? driver_->core().commit_index() : 0; }
+Index RaftNode::applied_index() const { return driver_ ? driver_->applied_index() : 0; }
+Membership RaftNode::applied_membership() const { return driver_ ? driver_->applied_membership() : Membership{}; }
 uint64_t RaftNode::fsync_count() const { return log_ ? log_->stats().fsyncs : 0; }
 GroupCommitStats RaftNode::storage_stats() const { return log_ ? log_->stats() : GroupCommitStats{}; }
 PeerTransportStats RaftNode::transport_stats() const {

@@ -1,28 +1,33 @@
 #pragma once
-// RaftNode: one server's complete Raft participant — a RaftCore driven on ONE io_context thread,
-// its log in LevelDB behind a GroupCommitLog (group commit, fsync on the storage thread), and its
-// messages over a PeerTransport. The application (the ZooKeeper server) plugs in through
-// RaftApplication and sees committed entries, snapshots, leader changes and read points.
+// RaftNode: one server's complete Raft participant — the RaftDriver (consensus/raft_driver.h: the
+// Ready loop over a RaftCore) wired to ONE io_context thread (its executor and the tick timer), a
+// GroupCommitLog over LevelDB (group commit, fsync on the storage thread) and a PeerTransport.
+// The application (the ZooKeeper server) plugs in through RaftApplication
+// (consensus/raft_application.h, re-exported here) and sees committed entries, snapshots, leader
+// changes and read points. Everything about processing a Ready lives in the driver, which the
+// simulation (tests/sim) runs too; this class is wiring plus the transport envelope.
 //
 // Threads: every public method must be called on the io thread (the thread running the
 // io_context), and every RaftApplication callback runs on it, so the application needs no locks.
 // Callbacks never run inside a RaftNode call the application makes (except open(), which hands
 // over the stored snapshot): propose(), read_index() etc. only queue work for a later handler.
 // The io_context must be run by exactly one thread. Storage completions arrive on the storage
-// thread and are posted back to the io_context. Destroy the node on the io thread, or after the
-// io_context stopped running.
+// thread and are posted back to the io_context; so are snapshot answers
+// (RaftApplication::request_snapshot may answer from any thread). Destroy the node on the io
+// thread, or after the io_context stopped running.
 //
-// Ready processing (consensus/ready.h): one Ready at a time. messages_now go out at once; the
-// writes go to the GroupCommitLog; when the Ready must be synced its messages_after_persist,
-// snapshot restore, committed entries and read states wait for the write's completion (never an
-// acknowledgement before the fsync when options.fsync). A Ready whose only write is a moved
-// commit index is written without fsync and finished at once (etcd's MustSync rule). While one
-// Ready waits for the disk, new proposals and messages accumulate in the core and become the next
-// Ready: with GroupCommitLog this gives group commit at both levels.
+// Ready processing (see RaftDriver for the full rules): one Ready at a time. messages_now go out
+// at once; the writes go to the GroupCommitLog; when the Ready must be synced its
+// messages_after_persist, snapshot restore, committed entries and read states wait for the
+// write's completion (never an acknowledgement before the fsync when options.fsync). A Ready
+// whose only write is a moved commit index is written without fsync and finished at once. While
+// one Ready waits for the disk, new proposals and messages accumulate in the core and become the
+// next Ready: with GroupCommitLog this gives group commit at both levels.
 //
-// Snapshots: after options.snapshot_every entries were applied since the last snapshot, the node
-// asks app.take_snapshot() (state as of applied_index()), hands it to the core (which sends it to
-// followers behind the compaction point), stores it durably and compacts the log, keeping
+// Snapshots: after options.snapshot_every entries were applied since the last snapshot, the
+// driver asks app.request_snapshot() for the state as of applied_index() (by default answered at
+// once with app.take_snapshot()), hands the answer to the core (which sends it to followers
+// behind the compaction point), stores it durably and compacts the log, keeping
 // options.keep_tail entries behind the snapshot for slow followers (snapshot_every = 0: never).
 // After a restart the core starts at the stored snapshot: the kept tail stays on disk but is not
 // reloaded, so a follower that needs it from a restarted leader is sent the snapshot instead.
@@ -52,7 +57,9 @@
 #include "consensus/conf_change.h"
 #include "consensus/group_commit_log.h"
 #include "consensus/peer_transport.h"
+#include "consensus/raft_application.h"
 #include "consensus/raft_core.h"
+#include "consensus/raft_driver.h"
 #include "consensus/raft_status.h"
 #include "consensus/storage_options.h"
 #include "consensus/types.h"
@@ -90,37 +97,6 @@ struct RaftNodeOptions {
   bool fast_failover = true;
   // LevelDB tuning and test hooks (e.g. a fault-injecting Env); defaults suit a server.
   StorageOptions storage;
-};
-
-// What the application supplies. Every call runs on the io thread, in log order where it says so.
-class RaftApplication {
- public:
-  virtual ~RaftApplication() = default;
-  // Committed kNormal entries, in index order, each exactly once per process lifetime (after a
-  // restart from the entry after the snapshot on). Empty data is the leader's no-op: still
-  // called, so the application can advance its zxid.
-  virtual void apply(const Entry& e) = 0;
-  // The application's state as of the last entry applied (applied_index()).
-  virtual std::string take_snapshot() = 0;
-  // Replace the whole state with a snapshot (at open(), or when the leader sends one). Entries
-  // after meta.index follow through apply().
-  virtual void restore_snapshot(const SnapshotMeta& meta, std::string_view data) = 0;
-  // Membership as of the last applied entry: after a committed conf change was applied, and
-  // after a snapshot was restored.
-  virtual void on_membership(const Membership& m) { (void)m; }
-  // Leader or term changed (leader 0: none known right now, e.g. during an election).
-  // self_is_leader: this node now leads; it can propose (its no-op is applied first).
-  virtual void on_leader_change(NodeId leader, Term term, bool self_is_leader) {
-    (void)leader, (void)term, (void)self_is_leader;
-  }
-  // The answer to read_index(context): reads may be served once applied_index() >= index.
-  // A request that got lost (leader change, dropped message) never answers: time out and retry.
-  virtual void on_read_state(uint64_t context, Index index) { (void)context, (void)index; }
-  // A payload another server sent with send_app_message (from == self for a message to self).
-  virtual void on_app_message(NodeId from, std::string payload) { (void)from, (void)payload; }
-  // Storage failed after start; the node has stopped. Default: log and std::abort() (as
-  // ZooKeeper and etcd do on a failed fsync).
-  virtual void on_fatal_error(const std::string& what);
 };
 
 class RaftNode {
@@ -162,31 +138,22 @@ class RaftNode {
   NodeId leader() const;
   Term term() const;
   bool is_leader() const;
-  Index applied_index() const { return applied_; }  // last entry handed to the app (or snapshot)
+  Index applied_index() const;  // last entry handed to the app (or snapshot)
   Index commit_index() const;
-  Membership applied_membership() const { return applied_membership_; }
+  Membership applied_membership() const;
   uint64_t fsync_count() const;
   GroupCommitStats storage_stats() const;
   PeerTransportStats transport_stats() const;
 
  private:
   struct Alive;  // shared with posted callbacks so they can tell the node is gone
+  class Wiring;  // the driver's storage, transport, executor and observer (raft_node.cc)
 
   void schedule_tick();
   void on_tick();
   void on_transport_message(NodeId from, std::string payload);
   void on_peer_down(NodeId peer);
-  // After any input: process a Ready if none is in flight, report leader changes.
-  void after_input();
-  // after_input() from a fresh io handler (for calls made by the application).
-  void schedule_pump();
-  void pump();
-  void finish_ready(const std::shared_ptr<Ready>& rd);
-  void apply_entries(const std::vector<Entry>& entries);
-  void maybe_snapshot();
-  void notify_leader_change();
   void send_raft(const Message& m);
-  void fail(const std::string& what);
 
   boost::asio::io_context& io_;
   RaftNodeOptions options_;
@@ -195,21 +162,14 @@ class RaftNode {
 
   std::unique_ptr<GroupCommitLog> log_;
   std::unique_ptr<PeerTransport> transport_;
-  std::unique_ptr<RaftCore> core_;
+  std::unique_ptr<Wiring> wiring_;
+  std::unique_ptr<RaftDriver> driver_;  // destroyed first: it uses the three above
   boost::asio::steady_timer ticker_;
   std::mt19937_64 rng_;
 
   bool opened_ = false;
   bool started_ = false;
   bool stopped_ = false;
-  bool ready_in_flight_ = false;
-  bool pump_posted_ = false;
-  Index applied_ = 0;
-  Index last_snapshot_index_ = 0;
-  Membership applied_membership_;
-  NodeId notified_leader_ = 0;
-  Term notified_term_ = 0;
-  bool notified_self_leader_ = false;
 };
 
 }  // namespace zkraft::consensus

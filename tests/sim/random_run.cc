@@ -59,6 +59,8 @@ SeedResult run_random_seed(uint64_t seed, const RandomRunOptions& ro) {
   o.max_disk_ms = 1 + shape.below(8);
   o.snapshot_every = shape.chance(600) ? 5 + shape.below(30) : 0;
   o.keep_log_tail = shape.below(10);
+  // Half the runs answer snapshot requests later, as a state machine on its own thread would.
+  o.max_snapshot_delay_ms = shape.chance(500) ? 0 : 1 + shape.below(30);
 
   SimCluster c(o);
   SimRng& rng = c.rng();

@@ -10,35 +10,8 @@ using consensus::Entry;
 using consensus::Index;
 using consensus::Message;
 using consensus::RaftCore;
+using consensus::RaftDriver;
 using consensus::Ready;
-
-namespace {
-
-// The simulated state machine's snapshot: applied index and state hash, padded so that it
-// takes several chunks to send.
-std::string encode_sm(Index index, uint64_t hash) {
-  std::string out = std::to_string(index) + ":" + std::to_string(hash) + ":";
-  out.resize(3000, '.');
-  return out;
-}
-
-bool decode_sm(const std::string& s, Index& index, uint64_t& hash) {
-  auto a = s.find(':');
-  if (a == std::string::npos) return false;
-  auto b = s.find(':', a + 1);
-  if (b == std::string::npos) return false;
-  index = std::stoull(s.substr(0, a));
-  hash = std::stoull(s.substr(a + 1, b - a - 1));
-  return true;
-}
-
-uint64_t mix(uint64_t h, const Entry& e) {
-  h ^= e.index * 0x9E3779B97F4A7C15ull;
-  h = hash_bytes(e.data, h ^ e.term);
-  return h;
-}
-
-}  // namespace
 
 SimCluster::SimCluster(const SimOptions& options) : opt_(options), rng_(options.seed) {
   for (int i = 1; i <= opt_.voters; ++i) initial_.voters.push_back(static_cast<NodeId>(i));
@@ -46,6 +19,17 @@ SimCluster::SimCluster(const SimOptions& options) : opt_(options), rng_(options.
     Node& n = nodes_[static_cast<NodeId>(i)];
     n.id = static_cast<NodeId>(i);
     n.rng = rng_.fork();
+    n.io = std::make_unique<NodeIo>(*this, n.id);
+    n.storage.set_start_io([this, id = n.id] {
+      schedule(now_ + rng_.between(opt_.min_disk_ms, opt_.max_disk_ms), EventKind::kDiskDone, id,
+               nodes_.at(id).epoch);
+    });
+    if (opt_.max_snapshot_delay_ms > 0) {
+      n.app.defer = [this, id = n.id](std::function<void()> answer) {
+        schedule(now_ + rng_.below(opt_.max_snapshot_delay_ms + 1), EventKind::kTask, id, nodes_.at(id).epoch, {},
+                 std::move(answer));
+      };
+    }
     n.tick_interval = static_cast<uint64_t>(opt_.tick_ms);
     if (opt_.tick_skew_ms > 0) {
       n.tick_interval = static_cast<uint64_t>(opt_.tick_ms - opt_.tick_skew_ms) +
@@ -61,14 +45,17 @@ void SimCluster::start_node(Node& n) {
   // Every node, including ones that join later, knows the bootstrap membership.
   cfg.initial_membership = initial_;
   consensus::RecoveredState rec = n.storage.recover();
-  n.sm_applied = rec.snapshot.index;
-  n.sm_hash = 0;
-  n.last_snapshot = rec.snapshot.index;
-  if (rec.snapshot.index > 0) decode_sm(rec.snapshot_data, n.sm_applied, n.sm_hash);
+  n.applied = rec.snapshot.index;
+  n.app.reset();
   SimRng* rng = &n.rng;
-  n.core = std::make_unique<RaftCore>(cfg, std::move(rec), [rng] { return rng->next(); });
+  consensus::RaftDriverOptions dopt;
+  dopt.snapshot_every = opt_.snapshot_every;
+  dopt.keep_tail = opt_.keep_log_tail;
+  // Restores the stored snapshot into n.app.
+  n.driver = std::make_unique<RaftDriver>(cfg, std::move(rec), [rng] { return rng->next(); }, dopt,
+                                          RaftDriver::Io{n.storage, *n.io, *n.io}, n.app, n.io.get());
   n.up = true;
-  n.inflight.reset();
+  n.driver->start();
   // Ticks start at a random phase per node.
   schedule(now_ + 1 + rng_.below(static_cast<uint64_t>(opt_.tick_ms)), EventKind::kTick, n.id, n.epoch);
 }
@@ -83,9 +70,9 @@ NodeId SimCluster::leader() const {
   NodeId best = 0;
   consensus::Term best_term = 0;
   for (auto& [id, n] : nodes_) {
-    if (n.up && n.core->role() == consensus::Role::kLeader && n.core->term() >= best_term) {
+    if (n.up && n.driver->core().role() == consensus::Role::kLeader && n.driver->core().term() >= best_term) {
       best = id;
-      best_term = n.core->term();
+      best_term = n.driver->core().term();
     }
   }
   return best;
@@ -104,11 +91,11 @@ std::string SimCluster::describe() const {
       out += "down\n";
       continue;
     }
-    const auto st = n.core->status();
+    const auto st = n.driver->core().status();
     out += std::string(consensus::role_name(st.role)) + " term " + std::to_string(st.term) +
            " vote " + std::to_string(st.vote) + " leader " + std::to_string(st.leader) + " log " +
            std::to_string(st.first_index) + ".." + std::to_string(st.last_index) + " (last term " +
-           std::to_string(n.core->log().last_term()) + ") commit " + std::to_string(st.commit) +
+           std::to_string(n.driver->core().log().last_term()) + ") commit " + std::to_string(st.commit) +
            " applied " + std::to_string(st.applied) + " voters {" + ids(st.membership.voters) +
            "} learners {" + ids(st.membership.learners) + "}\n";
   }
@@ -118,7 +105,7 @@ std::string SimCluster::describe() const {
 consensus::Index SimCluster::known_commit() const {
   consensus::Index c = 0;
   for (auto& [id, n] : nodes_) {
-    if (n.up) c = std::max(c, n.core->commit_index());
+    if (n.up) c = std::max(c, n.driver->core().commit_index());
   }
   return c;
 }
@@ -126,7 +113,7 @@ consensus::Index SimCluster::known_commit() const {
 std::map<NodeId, const RaftCore*> SimCluster::current_leaders() const {
   std::map<NodeId, const RaftCore*> out;
   for (auto& [id, n] : nodes_) {
-    if (n.up && n.core->role() == consensus::Role::kLeader) out[id] = n.core.get();
+    if (n.up && n.driver->core().role() == consensus::Role::kLeader) out[id] = &n.driver->core();
   }
   return out;
 }
@@ -136,15 +123,17 @@ void SimCluster::trace(const std::string& line) {
   if (opt_.trace) std::printf("%8llu %s\n", static_cast<unsigned long long>(now_), line.c_str());
 }
 
-void SimCluster::schedule(uint64_t at, EventKind kind, NodeId node, uint64_t epoch, std::string payload) {
-  queue_.push(Event{at, seq_++, kind, node, epoch, std::move(payload)});
+void SimCluster::schedule(uint64_t at, EventKind kind, NodeId node, uint64_t epoch, std::string payload,
+                          std::function<void()> task) {
+  queue_.push(Event{at, seq_++, kind, node, epoch, std::move(payload), std::move(task)});
 }
 
 // ---------------------------------------------------------------- running
 
 bool SimCluster::step_one() {
   if (queue_.empty()) return false;
-  Event ev = queue_.top();
+  // top() is const only to protect the heap order, which pop() discards right after.
+  Event ev = std::move(const_cast<Event&>(queue_.top()));
   queue_.pop();
   now_ = ev.time;
   handle(ev);
@@ -175,7 +164,7 @@ void SimCluster::handle(const Event& ev) {
   if (!n.up || ev.epoch != n.epoch) return;  // the node crashed since this was scheduled
   switch (ev.kind) {
     case EventKind::kTick:
-      n.core->tick();
+      n.driver->tick();
       schedule(now_ + n.tick_interval, EventKind::kTick, n.id, n.epoch);
       break;
     case EventKind::kDeliver: {
@@ -192,105 +181,114 @@ void SimCluster::handle(const Event& ev) {
             std::to_string(m.index) + " n" + std::to_string(m.entries.size()) +
             (m.reject ? " rej" : ""));
       ++counters_[std::string("recv.") + consensus::message_type_name(m.type)];
-      n.core->step(m);
+      n.driver->step(m);
       break;
     }
     case EventKind::kDiskDone:
-      disk_done(n);
+      n.storage.disk_done();
+      break;
+    case EventKind::kTask:
+      ev.task();
       break;
   }
-  pump(n);
 }
 
 void SimCluster::after_event() {
   for (auto& [id, n] : nodes_) {
-    if (n.up && n.core->role() == consensus::Role::kLeader) {
-      if (leader_terms_.insert(n.core->term()).second) ++counters_["leader.elected"];
-      checker_.observe_leader(id, *n.core);
+    if (n.up && n.driver->core().role() == consensus::Role::kLeader) {
+      if (leader_terms_.insert(n.driver->core().term()).second) ++counters_["leader.elected"];
+      checker_.observe_leader(id, n.driver->core());
     }
   }
 }
 
 // ---------------------------------------------------------------- node I/O
 
-void SimCluster::pump(Node& n) {
-  if (!n.up || n.inflight || !n.core->has_ready()) return;
-  Ready rd = n.core->ready();
-  checker_.observe_appended(n.id, rd.entries, *n.core);
-  for (const Message& m : rd.messages_now) send(m);
-  if (!rd.must_sync()) {
-    // Nothing to persist: complete at once (still in order: persist, send, apply, advance).
-    n.inflight = std::move(rd);
-    disk_done(n);
-    pump(n);
-    return;
-  }
-  n.inflight = std::move(rd);
-  schedule(now_ + rng_.between(opt_.min_disk_ms, opt_.max_disk_ms), EventKind::kDiskDone, n.id, n.epoch);
+void SimCluster::NodeIo::post(std::function<void()> task) {
+  c_.schedule(c_.now_, EventKind::kTask, id_, c_.nodes_.at(id_).epoch, {}, std::move(task));
 }
 
-void SimCluster::disk_done(Node& n) {
-  if (!n.inflight) return;
-  Ready rd = std::move(*n.inflight);
-  n.inflight.reset();
-  n.storage.persist(rd);
-  for (const Message& m : rd.messages_after_persist) send(m);
-  if (rd.snapshot) {
-    Index idx = 0;
-    uint64_t h = 0;
-    decode_sm(rd.snapshot_data, idx, h);
-    n.sm_applied = idx;
-    n.sm_hash = h;
-    n.last_snapshot = idx;
-    ++n.stats.snapshots_restored;
-    ++counters_["snapshot.restored"];
-    trace("node " + std::to_string(n.id) + " restored snapshot " + std::to_string(idx));
-    checker_.observe_snapshot_restored(n.id, idx, h);
-  }
-  for (const Entry& e : rd.committed_entries) apply_entry(n, e);
-  for (const auto& rs : rd.read_states) {
-    // Linearizable reads: the read point covers everything committed before the request.
-    auto it = n.read_floor.find(rs.context);
-    if (it != n.read_floor.end() && rs.index < it->second) {
-      checker_.report("stale read index: node " + std::to_string(n.id) + " got " +
-                      std::to_string(rs.index) + " for a read issued when " +
-                      std::to_string(it->second) + " was committed");
+void SimCluster::NodeIo::send(const Message& m) {
+  c_.check_promise(c_.nodes_.at(id_), m);
+  c_.send(m);
+}
+
+void SimCluster::check_promise(const Node& n, const Message& m) {
+  const consensus::HardState& hs = n.storage.hard_state();
+  const std::string who = "durability: node " + std::to_string(n.id) + " ";
+  if (m.type == consensus::MessageType::kVoteResponse && !m.reject) {
+    if (hs.term < m.term || (hs.term == m.term && hs.vote != m.to)) {
+      checker_.report(who + "granted its vote in term " + std::to_string(m.term) + " to " + std::to_string(m.to) +
+                      " before it was on disk (disk: term " + std::to_string(hs.term) + " vote " +
+                      std::to_string(hs.vote) + ")");
     }
-    trace("read_state " + std::to_string(n.id) + " ctx " + std::to_string(rs.context) + " index " +
-          std::to_string(rs.index));
-    n.read_states.push_back(rs);
-    ++counters_["read_state"];
+  } else if (m.type == consensus::MessageType::kAppendResponse && !m.reject) {
+    // Within one term a follower's log only grows, so the acknowledged index must be on disk; an
+    // older term may have been overwritten by a newer leader in the same batch.
+    if (hs.term < m.term) {
+      checker_.report(who + "acknowledged in term " + std::to_string(m.term) + " before that term was on disk");
+    } else if (hs.term == m.term && n.storage.durable_last_index() < m.index) {
+      checker_.report(who + "acknowledged index " + std::to_string(m.index) + " in term " + std::to_string(m.term) +
+                      " to " + std::to_string(m.to) + " with only " + std::to_string(n.storage.durable_last_index()) +
+                      " on disk");
+    }
   }
-  n.core->advance(rd);
-  maybe_snapshot(n, false, opt_.keep_log_tail);
 }
 
-void SimCluster::apply_entry(Node& n, const Entry& e) {
-  if (e.index != n.sm_applied + 1) {
-    checker_.report("node " + std::to_string(n.id) + " applied index " + std::to_string(e.index) +
-                    " right after " + std::to_string(n.sm_applied));
+void SimCluster::NodeIo::on_ready(const Ready& rd) {
+  c_.checker_.observe_appended(id_, rd.entries, c_.nodes_.at(id_).driver->core());
+}
+
+void SimCluster::NodeIo::on_applied(const Entry& e) {
+  Node& n = c_.nodes_.at(id_);
+  if (e.index != n.applied + 1) {
+    c_.checker_.report("node " + std::to_string(id_) + " applied index " + std::to_string(e.index) +
+                       " right after " + std::to_string(n.applied));
   }
-  n.sm_hash = mix(n.sm_hash, e);
-  n.sm_applied = e.index;
-  if (e.type == consensus::EntryType::kNormal && !e.data.empty()) n.applied_data.push_back(e.data);
-  if (e.type == consensus::EntryType::kConfChange) ++counters_["apply.conf_change"];
+  if (n.storage.durable_last_index() < e.index) {
+    c_.checker_.report("durability: node " + std::to_string(id_) + " applied index " + std::to_string(e.index) +
+                       " with only " + std::to_string(n.storage.durable_last_index()) + " on disk");
+  }
+  n.applied = e.index;
+  if (e.type == consensus::EntryType::kConfChange) ++c_.counters_["apply.conf_change"];
   ++n.stats.applied_entries;
-  checker_.observe_applied(n.id, e, n.core->term(), n.sm_hash, current_leaders());
+  c_.checker_.observe_applied(id_, e, n.driver->core().term(), n.app.hash, c_.current_leaders());
 }
 
-void SimCluster::maybe_snapshot(Node& n, bool force, uint64_t keep_tail) {
-  if (!force && (opt_.snapshot_every == 0 || n.sm_applied < n.last_snapshot + opt_.snapshot_every)) return;
-  if (n.sm_applied <= n.last_snapshot) return;
-  const Index at = n.sm_applied;
-  auto meta = n.core->snapshot_taken(at, encode_sm(at, n.sm_hash));
-  if (meta.index != at) return;
-  n.storage.save_snapshot(meta, encode_sm(at, n.sm_hash));
-  n.last_snapshot = at;
-  const Index through = at > keep_tail ? at - keep_tail : 0;
-  n.core->compact(through);
-  n.storage.compact(std::min(through, n.core->log().offset()));
-  trace("node " + std::to_string(n.id) + " snapshot at " + std::to_string(at));
-  ++counters_["snapshot.taken"];
+void SimCluster::NodeIo::on_snapshot_restored(const consensus::SnapshotMeta& meta, size_t) {
+  Node& n = c_.nodes_.at(id_);
+  n.applied = meta.index;
+  ++n.stats.snapshots_restored;
+  ++c_.counters_["snapshot.restored"];
+  c_.trace("node " + std::to_string(id_) + " restored snapshot " + std::to_string(meta.index));
+  c_.checker_.observe_snapshot_restored(id_, meta.index, n.app.hash);
+}
+
+void SimCluster::NodeIo::on_membership_applied(consensus::Index index, const consensus::Membership& m) {
+  ++c_.counters_["apply.membership_changed"];
+  std::string line = "node " + std::to_string(id_) + " membership at " + std::to_string(index) + ":";
+  for (NodeId v : m.voters) line += " v" + std::to_string(v);
+  for (NodeId l : m.learners) line += " l" + std::to_string(l);
+  c_.trace(line);
+}
+
+void SimCluster::NodeIo::on_read_state(const consensus::ReadState& rs) {
+  Node& n = c_.nodes_.at(id_);
+  // Linearizable reads: the read point covers everything committed before the request.
+  auto it = n.read_floor.find(rs.context);
+  if (it != n.read_floor.end() && rs.index < it->second) {
+    c_.checker_.report("stale read index: node " + std::to_string(id_) + " got " + std::to_string(rs.index) +
+                       " for a read issued when " + std::to_string(it->second) + " was committed");
+  }
+  c_.trace("read_state " + std::to_string(id_) + " ctx " + std::to_string(rs.context) + " index " +
+           std::to_string(rs.index));
+  ++c_.counters_["read_state"];
+}
+
+void SimCluster::NodeIo::on_snapshot_taken(const consensus::SnapshotMeta& meta, size_t, consensus::Index through) {
+  c_.trace("node " + std::to_string(id_) + " snapshot at " + std::to_string(meta.index) + " compact " +
+           std::to_string(through));
+  ++c_.counters_["snapshot.taken"];
 }
 
 void SimCluster::send(const Message& m) {
@@ -352,14 +350,12 @@ void SimCluster::heal() {
 void SimCluster::crash(NodeId id) {
   Node& n = nodes_.at(id);
   if (!n.up) return;
-  if (n.inflight && opt_.tear_per_mille && rng_.chance(opt_.tear_per_mille)) {
-    n.storage.tear(*n.inflight, rng_);
-  }
-  n.inflight.reset();
+  if (n.storage.tearable() && opt_.tear_per_mille && rng_.chance(opt_.tear_per_mille)) n.storage.tear(rng_);
+  n.storage.crash();
   n.up = false;
   ++n.epoch;
-  n.core.reset();
-  n.read_states.clear();
+  n.driver.reset();
+  n.app.read_states.clear();
   trace("crash " + std::to_string(id));
   ++counters_["crash"];
 }
@@ -377,9 +373,8 @@ void SimCluster::restart(NodeId id) {
 consensus::ProposeResult SimCluster::propose(NodeId id, const std::string& data) {
   Node& n = nodes_.at(id);
   if (!n.up) return consensus::ProposeResult{consensus::RaftError::kNotLeader, 0, 0, 0};
-  auto r = n.core->propose(data);
+  auto r = n.driver->propose(data);
   trace("propose " + std::to_string(id) + " " + data + " -> " + consensus::raft_error_name(r.error));
-  pump(n);
   after_event();
   return r;
 }
@@ -387,10 +382,9 @@ consensus::ProposeResult SimCluster::propose(NodeId id, const std::string& data)
 consensus::ProposeResult SimCluster::propose_conf_change(NodeId id, const ConfChange& cc) {
   Node& n = nodes_.at(id);
   if (!n.up) return consensus::ProposeResult{consensus::RaftError::kNotLeader, 0, 0, 0};
-  auto r = n.core->propose_conf_change(cc);
+  auto r = n.driver->change_membership(cc);
   trace("confchange " + std::to_string(id) + " type " + std::to_string(static_cast<int>(cc.type)) +
         " node " + std::to_string(cc.node) + " -> " + consensus::raft_error_name(r.error));
-  pump(n);
   after_event();
   return r;
 }
@@ -398,9 +392,8 @@ consensus::ProposeResult SimCluster::propose_conf_change(NodeId id, const ConfCh
 consensus::RaftError SimCluster::transfer_leadership(NodeId id, NodeId to) {
   Node& n = nodes_.at(id);
   if (!n.up) return consensus::RaftError::kNotLeader;
-  auto r = n.core->transfer_leadership(to);
+  auto r = n.driver->transfer_leadership(to);
   trace("transfer " + std::to_string(id) + " -> " + std::to_string(to));
-  pump(n);
   after_event();
   return r;
 }
@@ -409,25 +402,23 @@ consensus::RaftError SimCluster::read_index(NodeId id, uint64_t context) {
   Node& n = nodes_.at(id);
   if (!n.up) return consensus::RaftError::kNotLeader;
   n.read_floor[context] = std::max(known_commit(), checker_.max_committed());
-  auto r = n.core->read_index(context);
+  auto r = n.driver->read_index(context);
   trace("read_index " + std::to_string(id) + " ctx " + std::to_string(context));
-  pump(n);
   return r;
 }
 
 void SimCluster::broken_leader_connection(NodeId id) {
   Node& n = nodes_.at(id);
   if (!n.up) return;
-  n.core->broken_leader_connection();
   trace("broken_leader_connection " + std::to_string(id));
-  pump(n);
+  n.driver->broken_leader_connection();
   after_event();
 }
 
 void SimCluster::take_snapshot(NodeId id, uint64_t keep_tail) {
   Node& n = nodes_.at(id);
   if (!n.up) return;
-  maybe_snapshot(n, true, keep_tail);
+  n.driver->snapshot_now(keep_tail);
 }
 
 }  // namespace zkraft::sim

@@ -1,7 +1,16 @@
 #pragma once
-// A deterministic discrete-event simulation of a Raft cluster: N RaftCores, a virtual clock, a
-// simulated network (delay, loss, duplication, reordering, symmetric and asymmetric partitions)
-// and simulated disks (latency; a crash loses unsynced writes and may tear the last one).
+// A deterministic discrete-event simulation of a Raft cluster: N nodes, each the shipped
+// RaftDriver (consensus/raft_driver.h) over a RaftCore, wired to a virtual clock, a simulated
+// network (delay, loss, duplication, reordering, symmetric and asymmetric partitions), a
+// simulated disk (SimStorage: latency; a crash loses what is not on disk yet and may tear the
+// write under way) and a hashing state machine (SimApp, whose snapshot answers may be delayed).
+// Each node's executor is the event queue; its observer feeds the SafetyChecker.
+//
+// Besides the SafetyChecker's properties the cluster checks durability against each node's
+// simulated disk: a granted vote is on disk before it leaves (term and vote), an append
+// acknowledgement in the disk's current term only covers entries on disk, and an entry is on disk
+// before it is applied. So a driver that acknowledges or applies before the write completes fails
+// at once, without waiting for a crash to turn it into lost data.
 //
 // Everything random comes from one seeded SimRng and events are ordered by (time, sequence), so
 // the same seed and the same calls produce the same run; trace_hash() fingerprints the run.
@@ -19,7 +28,9 @@
 #include <vector>
 
 #include "consensus/raft_core.h"
+#include "consensus/raft_driver.h"
 #include "tests/sim/safety_checker.h"
+#include "tests/sim/sim_app.h"
 #include "tests/sim/sim_rng.h"
 #include "tests/sim/sim_storage.h"
 
@@ -47,6 +58,9 @@ struct SimOptions {
   // Snapshots: take one when this many entries were applied since the last; 0 = never.
   uint64_t snapshot_every = 0;
   uint64_t keep_log_tail = 5;
+  // The state machine answers a snapshot request after 0..this many ms (0: at once, through
+  // RaftApplication's synchronous default).
+  uint64_t max_snapshot_delay_ms = 0;
   bool trace = false;  // print every event
 };
 
@@ -75,7 +89,7 @@ class SimCluster {
   void restart(NodeId id);
   bool is_up(NodeId id) const { return nodes_.at(id).up; }
   // Whether the node has a write in flight (a crash now loses or tears it).
-  bool write_in_flight(NodeId id) const { return nodes_.at(id).up && nodes_.at(id).inflight.has_value(); }
+  bool write_in_flight(NodeId id) const { return nodes_.at(id).up && nodes_.at(id).storage.busy(); }
   void set_loss(uint64_t per_mille) { opt_.loss_per_mille = per_mille; }
   void set_dup(uint64_t per_mille) { opt_.dup_per_mille = per_mille; }
   void set_slow(uint64_t per_mille) { opt_.slow_per_mille = per_mille; }
@@ -83,27 +97,28 @@ class SimCluster {
   // blocked link). Pass nullptr to remove.
   void set_drop_filter(std::function<bool(const consensus::Message&)> drop) { drop_ = std::move(drop); }
 
-  // ---- client actions (each pumps the node afterwards) ----
+  // ---- client actions (as the application would call the driver: each schedules a pump) ----
   consensus::ProposeResult propose(NodeId id, const std::string& data);
   consensus::ProposeResult propose_conf_change(NodeId id, const consensus::ConfChange& cc);
   consensus::RaftError transfer_leadership(NodeId id, NodeId to);
   consensus::RaftError read_index(NodeId id, uint64_t context);
   void broken_leader_connection(NodeId id);
-  // Snapshot + compact now on node `id` (regardless of snapshot_every).
+  // Asks node `id`'s driver for a snapshot now (regardless of snapshot_every); it is stored and
+  // the log compacted once the state machine answers.
   void take_snapshot(NodeId id, uint64_t keep_tail);
 
   // ---- observation ----
   std::vector<NodeId> node_ids() const;
-  const consensus::RaftCore& core(NodeId id) const { return *nodes_.at(id).core; }
+  const consensus::RaftCore& core(NodeId id) const { return nodes_.at(id).driver->core(); }
   // The up node that is leader with the highest term, or 0.
   NodeId leader() const;
-  consensus::Index applied(NodeId id) const { return nodes_.at(id).sm_applied; }
+  consensus::Index applied(NodeId id) const { return nodes_.at(id).applied; }
   // Highest commit index any running node knows (a true lower bound of the cluster's commit).
   consensus::Index known_commit() const;
-  const std::vector<consensus::ReadState>& read_states(NodeId id) const { return nodes_.at(id).read_states; }
+  const std::vector<consensus::ReadState>& read_states(NodeId id) const { return nodes_.at(id).app.read_states; }
   // Data of the entries applied by node id, in order (entries restored from a snapshot are not
   // listed; see stats().snapshots_restored).
-  const std::vector<std::string>& applied_data(NodeId id) const { return nodes_.at(id).applied_data; }
+  const std::vector<std::string>& applied_data(NodeId id) const { return nodes_.at(id).app.applied_data; }
   const NodeStats& stats(NodeId id) const { return nodes_.at(id).stats; }
   const SafetyChecker& checker() const { return checker_; }
   // One line per node: up/down, role, term, vote, leader, log range, commit, applied, membership.
@@ -117,43 +132,60 @@ class SimCluster {
   SimRng& rng() { return rng_; }
 
  private:
+  // One node's transport (the sim network), executor (the event queue, tagged with the node's
+  // epoch so that a crash voids what was posted before it) and driver observer (the checker).
+  class NodeIo final : public consensus::RaftDriverTransport,
+                       public consensus::RaftDriverExecutor,
+                       public consensus::RaftDriverObserver {
+   public:
+    NodeIo(SimCluster& c, NodeId id) : c_(c), id_(id) {}
+    void send(const consensus::Message& m) override;
+    void post(std::function<void()> task) override;
+    void on_ready(const consensus::Ready& rd) override;
+    void on_applied(const consensus::Entry& e) override;
+    void on_snapshot_restored(const consensus::SnapshotMeta& meta, size_t bytes) override;
+    void on_membership_applied(consensus::Index index, const consensus::Membership& m) override;
+    void on_read_state(const consensus::ReadState& rs) override;
+    void on_snapshot_taken(const consensus::SnapshotMeta& meta, size_t bytes, consensus::Index through) override;
+
+   private:
+    SimCluster& c_;
+    NodeId id_;
+  };
   struct Node {
     NodeId id = 0;
     bool up = true;
     uint64_t epoch = 0;  // bumps on crash: events scheduled before it are void
     uint64_t tick_interval = 10;
-    std::unique_ptr<consensus::RaftCore> core;
     SimRng rng{0};
-    SimStorage storage;
-    std::optional<consensus::Ready> inflight;  // Ready being persisted
-    consensus::Index sm_applied = 0;
-    uint64_t sm_hash = 0;
-    consensus::Index last_snapshot = 0;
-    std::vector<consensus::ReadState> read_states;
+    SimStorage storage;  // its durable part survives a crash
+    SimApp app;          // reset on restart (its applied_data record is kept)
+    std::unique_ptr<NodeIo> io;
+    std::unique_ptr<consensus::RaftDriver> driver;  // null while down
+    consensus::Index applied = 0;  // last index applied or restored, as the observer saw it
     std::map<uint64_t, consensus::Index> read_floor;  // context -> commit known when asked
-    std::vector<std::string> applied_data;
     NodeStats stats;
   };
-  enum class EventKind { kTick, kDeliver, kDiskDone };
+  enum class EventKind { kTick, kDeliver, kDiskDone, kTask };
   struct Event {
     uint64_t time;
     uint64_t seq;
     EventKind kind;
     NodeId node;
     uint64_t epoch;
-    std::string payload;  // encoded message for kDeliver
+    std::string payload;         // encoded message for kDeliver
+    std::function<void()> task;  // for kTask
     bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
   };
 
-  void schedule(uint64_t at, EventKind kind, NodeId node, uint64_t epoch, std::string payload = {});
+  void schedule(uint64_t at, EventKind kind, NodeId node, uint64_t epoch, std::string payload = {},
+                std::function<void()> task = nullptr);
   bool step_one();  // runs the next event; false if none
   void handle(const Event& ev);
   void start_node(Node& n);
-  void pump(Node& n);
-  void disk_done(Node& n);
   void send(const consensus::Message& m);
-  void apply_entry(Node& n, const consensus::Entry& e);
-  void maybe_snapshot(Node& n, bool force, uint64_t keep_tail);
+  // Durability: what node n promises (a granted vote, an append acknowledgement) is on its disk.
+  void check_promise(const Node& n, const consensus::Message& m);
   void after_event();
   void trace(const std::string& line);
   std::map<NodeId, const consensus::RaftCore*> current_leaders() const;

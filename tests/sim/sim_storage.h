@@ -1,46 +1,78 @@
 #pragma once
-// One simulated node's disk: what is durable (survives a crash) and the write in flight.
+// One simulated node's disk, as the RaftDriver's storage: what is durable (survives a crash) and
+// the operations on their way to the disk.
 //
-// A Ready is written in one call; a crash before the write completes loses it, or (torn write)
-// keeps only a prefix of its entries, never its hard state or snapshot.
+// Operations complete strictly in the order issued, like GroupCommitLog. A synced write or a
+// snapshot takes disk time: when it reaches the head of the queue the owner is asked to start
+// the I/O (start_io) and calls disk_done() once the simulated latency passed. An unsynced write
+// (a commit index alone) lands as soon as it reaches the head. A crash loses every queued
+// operation; the one at the head may be torn: a prefix of its entries lands, never its hard
+// state. Completions run inline (from disk_done() or write()); the driver re-posts them.
 
+#include <algorithm>
 #include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "consensus/raft_config.h"
-#include "consensus/ready.h"
+#include "consensus/raft_driver_io.h"
 #include "consensus/types.h"
 #include "tests/sim/sim_rng.h"
 
 namespace zkraft::sim {
 
-class SimStorage {
+class SimStorage : public consensus::RaftDriverStorage {
  public:
-  // Makes the durable part of `rd` durable (the write completed).
-  void persist(const consensus::Ready& rd) {
-    if (rd.snapshot) {
-      snapshot_ = *rd.snapshot;
-      snapshot_data_ = rd.snapshot_data;
-      entries_.clear();
-    }
-    append(rd.entries, rd.entries.size());
-    if (rd.hard_state) hard_state_ = *rd.hard_state;
+  void set_start_io(std::function<void()> start_io) { start_io_ = std::move(start_io); }
+
+  void write(std::vector<consensus::Entry> entries, std::optional<consensus::HardState> hs, bool need_sync,
+             Done done) override {
+    Op op;
+    op.entries = std::move(entries);
+    op.hard_state = hs;
+    op.need_sync = need_sync;
+    op.done = std::move(done);
+    queue_.push_back(std::move(op));
+    kick();
   }
 
-  // The write of `rd` was interrupted by a crash: maybe keep a prefix of its entries.
-  void tear(const consensus::Ready& rd, SimRng& rng) {
-    if (rd.snapshot || rd.entries.empty()) return;
-    append(rd.entries, rng.below(rd.entries.size() + 1));
+  void store_snapshot(const consensus::SnapshotMeta& meta, std::string data, consensus::Index compact_through,
+                      Done done) override {
+    Op op;
+    op.snapshot = meta;
+    op.snapshot_data = std::move(data);
+    op.compact_through = compact_through;
+    op.done = std::move(done);
+    queue_.push_back(std::move(op));
+    kick();
   }
 
-  void save_snapshot(const consensus::SnapshotMeta& meta, const std::string& data) {
-    if (meta.index <= snapshot_.index) return;
-    snapshot_ = meta;
-    snapshot_data_ = data;
+  // The I/O started by start_io finished: the head operation is durable.
+  void disk_done() {
+    if (!io_busy_) return;
+    io_busy_ = false;
+    complete_front();
+    kick();
   }
-  // Drops stored entries <= through (only ever called with through <= snapshot index).
-  void compact(consensus::Index through) {
-    while (!entries_.empty() && entries_.front().index <= through) entries_.pop_front();
+
+  // Whether anything is on its way to the disk (a crash now loses or tears it).
+  bool busy() const { return !queue_.empty(); }
+  // Whether the head operation is a write with entries under way (a crash may tear it).
+  bool tearable() const { return io_busy_ && !queue_.front().snapshot && !queue_.front().entries.empty(); }
+
+  // The machine crashed while the head write was under way: a prefix of its entries landed.
+  void tear(SimRng& rng) {
+    if (!tearable()) return;
+    const Op& op = queue_.front();
+    append(op.entries, rng.below(op.entries.size() + 1));
+  }
+  // The machine crashed: nothing queued lands, no completion runs.
+  void crash() {
+    queue_.clear();
+    io_busy_ = false;
   }
 
   consensus::RecoveredState recover() const {
@@ -48,33 +80,91 @@ class SimStorage {
     r.hard_state = hard_state_;
     r.snapshot = snapshot_;
     r.snapshot_data = snapshot_data_;
-    for (const auto& e : entries_) {
-      if (e.index > snapshot_.index) r.entries.push_back(e);
-    }
     // Entries must continue right after the snapshot; anything after a gap is unusable.
-    std::vector<consensus::Entry> contiguous;
     consensus::Index expect = snapshot_.index + 1;
-    for (auto& e : r.entries) {
+    for (const auto& e : entries_) {
+      if (e.index <= snapshot_.index) continue;
       if (e.index != expect) break;
-      contiguous.push_back(e);
+      r.entries.push_back(e);
       ++expect;
     }
-    r.entries = std::move(contiguous);
     r.applied = snapshot_.index;
     return r;
   }
 
+  // The last index the durable state covers (log or snapshot): what survives a crash now.
+  consensus::Index durable_last_index() const {
+    return std::max(snapshot_.index, entries_.empty() ? 0 : entries_.back().index);
+  }
   const consensus::HardState& hard_state() const { return hard_state_; }
   const consensus::SnapshotMeta& snapshot() const { return snapshot_; }
   const std::string& snapshot_data() const { return snapshot_data_; }
 
  private:
+  struct Op {
+    std::vector<consensus::Entry> entries;
+    std::optional<consensus::HardState> hard_state;
+    bool need_sync = true;
+    std::optional<consensus::SnapshotMeta> snapshot;  // set: a store_snapshot
+    std::string snapshot_data;
+    consensus::Index compact_through = 0;
+    Done done;
+  };
+
+  void kick() {
+    while (!io_busy_ && !queue_.empty()) {
+      const Op& head = queue_.front();
+      if (!head.snapshot && !head.need_sync) {
+        complete_front();
+        continue;
+      }
+      io_busy_ = true;
+      start_io_();
+    }
+  }
+
+  void complete_front() {
+    Op op = std::move(queue_.front());
+    queue_.pop_front();
+    consensus::Status s = op.snapshot ? apply_snapshot(op) : apply_write(op);
+    if (op.done) op.done(std::move(s));
+  }
+
+  consensus::Status apply_write(const Op& op) {
+    append(op.entries, op.entries.size());
+    if (op.hard_state) hard_state_ = *op.hard_state;
+    return consensus::Status::ok();
+  }
+
+  // LogStorage's rules: refuse an older snapshot; keep the log if it holds the snapshot's last
+  // entry, else drop it; then compact (never beyond the snapshot).
+  consensus::Status apply_snapshot(const Op& op) {
+    const consensus::SnapshotMeta& meta = *op.snapshot;
+    if (meta.index < snapshot_.index) {
+      return consensus::Status::error(consensus::Status::Code::kSnapshotOutOfDate, "older than stored");
+    }
+    bool keep = false;
+    for (const auto& e : entries_) {
+      if (e.index == meta.index) keep = e.term == meta.term;
+    }
+    snapshot_ = meta;
+    snapshot_data_ = op.snapshot_data;
+    if (!keep) entries_.clear();
+    const consensus::Index through = std::min(op.compact_through, meta.index);
+    while (!entries_.empty() && entries_.front().index <= through) entries_.pop_front();
+    return consensus::Status::ok();
+  }
+
   void append(const std::vector<consensus::Entry>& entries, size_t count) {
     if (count == 0) return;
     const consensus::Index first = entries.front().index;
     while (!entries_.empty() && entries_.back().index >= first) entries_.pop_back();
     for (size_t i = 0; i < count; ++i) entries_.push_back(entries[i]);
   }
+
+  std::function<void()> start_io_;
+  std::deque<Op> queue_;
+  bool io_busy_ = false;
 
   consensus::HardState hard_state_;
   consensus::SnapshotMeta snapshot_;

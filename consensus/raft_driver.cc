@@ -1,0 +1,294 @@
+#include "consensus/raft_driver.h"
+
+#include <algorithm>
+#include <mutex>
+#include <utility>
+
+namespace zkraft::consensus {
+
+// Completions arrive on other threads (the storage thread, the state machine's thread) and may
+// arrive after the driver is gone. They reach the driver only through the mailbox: under its
+// lock, so that the executor is not used after the driver (and the wiring that owns the
+// executor) went away, and re-checked on the executor before the task touches the driver.
+struct RaftDriver::Mailbox {
+  std::mutex mu;
+  bool alive = true;
+  RaftDriverExecutor* executor = nullptr;
+
+  static void post(const std::shared_ptr<Mailbox>& mb, std::function<void()> task) {
+    std::lock_guard lock(mb->mu);
+    if (!mb->alive) return;
+    mb->executor->post([mb, task = std::move(task)] {
+      {
+        std::lock_guard lock(mb->mu);
+        if (!mb->alive) return;
+      }
+      task();
+    });
+  }
+};
+
+RaftDriver::RaftDriver(const RaftConfig& config, RecoveredState rec, RandomSource random,
+                       RaftDriverOptions options, Io io, RaftApplication& app, RaftDriverObserver* observer)
+    : options_(options), io_(io), app_(app), observer_(observer), mailbox_(std::make_shared<Mailbox>()) {
+  mailbox_->executor = &io_.executor;
+  applied_ = rec.snapshot.index;
+  last_snapshot_index_ = rec.snapshot.index;
+  // The application's state is exactly the stored snapshot; the log after it is re-applied.
+  rec.applied = rec.snapshot.index;
+  if (rec.snapshot.index > 0) {
+    applied_membership_ = rec.snapshot.membership;
+    app_.restore_snapshot(rec.snapshot, rec.snapshot_data);
+    app_.on_membership(applied_membership_);
+  } else {
+    applied_membership_ = config.initial_membership;
+  }
+  core_ = std::make_unique<RaftCore>(config, std::move(rec), std::move(random));
+}
+
+RaftDriver::~RaftDriver() {
+  stopped_ = true;
+  std::lock_guard lock(mailbox_->mu);
+  mailbox_->alive = false;
+}
+
+void RaftDriver::start() {
+  if (started_ || stopped_) return;
+  started_ = true;
+  schedule_pump();  // re-applies the recovered committed entries
+}
+
+void RaftDriver::stop() { stopped_ = true; }
+
+void RaftDriver::fail(const std::string& what) {
+  if (stopped_) return;
+  stopped_ = true;
+  if (observer_) observer_->on_fatal_error(what);
+  app_.on_fatal_error(what);
+}
+
+// ---------------------------------------------------------------- inputs
+
+void RaftDriver::tick() {
+  if (stopped_) return;
+  core_->tick();
+  after_input();
+}
+
+void RaftDriver::step(const Message& m) {
+  if (stopped_) return;
+  core_->step(m);
+  after_input();
+}
+
+void RaftDriver::broken_leader_connection() {
+  if (stopped_) return;
+  core_->broken_leader_connection();
+  after_input();
+}
+
+void RaftDriver::after_input() {
+  if (stopped_) return;
+  pump();
+  notify_leader_change();
+}
+
+ProposeResult RaftDriver::propose(std::string data) {
+  if (!started_ || stopped_) return ProposeResult{RaftError::kNotLeader, 0, 0, 0};
+  ProposeResult r = core_->propose(std::move(data));
+  schedule_pump();
+  return r;
+}
+
+RaftError RaftDriver::read_index(uint64_t context) {
+  if (!started_ || stopped_) return RaftError::kNotLeader;
+  RaftError e = core_->read_index(context);
+  schedule_pump();
+  return e;
+}
+
+ProposeResult RaftDriver::change_membership(const ConfChange& cc) {
+  if (!started_ || stopped_) return ProposeResult{RaftError::kNotLeader, 0, 0, 0};
+  ProposeResult r = core_->propose_conf_change(cc);
+  schedule_pump();
+  return r;
+}
+
+RaftError RaftDriver::transfer_leadership(NodeId to) {
+  if (!started_ || stopped_) return RaftError::kNotLeader;
+  RaftError e = core_->transfer_leadership(to);
+  schedule_pump();
+  return e;
+}
+
+void RaftDriver::snapshot_now(uint64_t keep_tail) {
+  if (!started_ || stopped_) return;
+  // Not inline: the request calls into the application, which may be the caller.
+  Mailbox::post(mailbox_, [this, keep_tail] { request_snapshot(keep_tail); });
+}
+
+// ---------------------------------------------------------------- Ready processing
+
+// Calls the application makes (propose, read_index, ...) do not process the Ready inline: the
+// application would otherwise see its own callbacks (apply, on_leader_change) re-enter from inside
+// its call. One posted pump serves every call made in the same task (more batching, too).
+void RaftDriver::schedule_pump() {
+  if (pump_posted_ || stopped_) return;
+  pump_posted_ = true;
+  Mailbox::post(mailbox_, [this] {
+    pump_posted_ = false;
+    after_input();
+  });
+}
+
+RaftDriverStorage::Done RaftDriver::fatal_on_error(std::string what) {
+  return [mb = mailbox_, this, what = std::move(what)](Status s) {
+    if (s.is_ok()) return;
+    Mailbox::post(mb, [this, what, s] { fail(what + ": " + s.to_string()); });
+  };
+}
+
+// One Ready at a time (ready_in_flight_ covers the disk write and the application callbacks, so
+// a proposal made from inside app.apply() simply waits for the next Ready). A loop, not
+// recursion, handles consecutive Readies that need no disk wait.
+void RaftDriver::pump() {
+  while (!stopped_ && started_ && !ready_in_flight_ && core_->has_ready()) {
+    auto rd = std::make_shared<Ready>(core_->ready());
+    ready_in_flight_ = true;
+    if (observer_) observer_->on_ready(*rd);
+    for (const Message& m : rd->messages_now) io_.transport.send(m);
+
+    if (rd->must_sync()) {
+      if (rd->snapshot) {
+        // A snapshot from the leader: stored first (the storage discards a log it does not
+        // match), then the entries and hard state after it. Storage completes in order, so a
+        // failure here is seen before the write's completion.
+        io_.storage.store_snapshot(*rd->snapshot, rd->snapshot_data, 0,
+                                   fatal_on_error("storing the leader's snapshot failed"));
+      }
+      io_.storage.write(std::move(rd->entries), rd->hard_state, /*need_sync=*/true,
+                        [mb = mailbox_, this, rd](Status s) {
+                          Mailbox::post(mb, [this, rd, s = std::move(s)] { persisted(rd, s); });
+                        });
+      return;
+    }
+    if (rd->has_writes()) {
+      // Only the commit index moved: write it without waiting (losing it in a crash is safe; the
+      // leader tells us again), but still surface a write error.
+      io_.storage.write(std::move(rd->entries), rd->hard_state, /*need_sync=*/false,
+                        fatal_on_error("persisting Raft hard state failed"));
+    }
+    finish_ready(*rd);
+  }
+}
+
+void RaftDriver::persisted(const std::shared_ptr<Ready>& rd, const Status& s) {
+  if (stopped_) return;
+  if (!s.is_ok()) {
+    fail("persisting Raft state failed: " + s.to_string());
+    return;
+  }
+  finish_ready(*rd);
+  after_input();
+}
+
+void RaftDriver::finish_ready(const Ready& rd) {
+  for (const Message& m : rd.messages_after_persist) io_.transport.send(m);
+  if (rd.snapshot) {
+    const SnapshotMeta& meta = *rd.snapshot;
+    app_.restore_snapshot(meta, rd.snapshot_data);
+    if (stopped_) return;
+    applied_ = std::max(applied_, meta.index);
+    last_snapshot_index_ = std::max(last_snapshot_index_, meta.index);
+    applied_membership_ = meta.membership;
+    app_.on_membership(applied_membership_);
+    if (stopped_) return;
+    if (observer_) observer_->on_snapshot_restored(meta, rd.snapshot_data.size());
+  }
+  apply_entries(rd.committed_entries);
+  if (stopped_) return;
+  for (const ReadState& rs : rd.read_states) {
+    app_.on_read_state(rs.context, rs.index);
+    if (stopped_) return;
+    if (observer_) observer_->on_read_state(rs);
+  }
+  core_->advance(rd);
+  ready_in_flight_ = false;
+  maybe_snapshot();
+}
+
+void RaftDriver::apply_entries(const std::vector<Entry>& entries) {
+  for (const Entry& e : entries) {
+    if (e.index <= applied_) continue;  // already covered by a restored snapshot
+    applied_ = e.index;
+    if (e.type == EntryType::kNormal) {
+      app_.apply(e);
+    } else if (e.type == EntryType::kConfChange) {
+      auto cc = decode_conf_change(e.data);
+      if (cc && apply_conf_change(applied_membership_, *cc)) {
+        app_.on_membership(applied_membership_);
+        if (!stopped_ && observer_) observer_->on_membership_applied(e.index, applied_membership_);
+      }
+    }
+    if (stopped_) return;
+    if (observer_) observer_->on_applied(e);
+  }
+}
+
+// ---------------------------------------------------------------- snapshots
+
+void RaftDriver::maybe_snapshot() {
+  if (stopped_ || options_.snapshot_every == 0) return;
+  if (applied_ < last_snapshot_index_ + options_.snapshot_every) return;
+  request_snapshot(options_.keep_tail);
+}
+
+void RaftDriver::request_snapshot(uint64_t keep_tail) {
+  if (stopped_ || snapshot_requested_) return;
+  const Index index = std::min(applied_, core_->applied_index());
+  if (index <= last_snapshot_index_) return;
+  snapshot_requested_ = true;
+  app_.request_snapshot(index, [mb = mailbox_, this, keep_tail](Index at, std::string data) {
+    // Shared, not copied: the bytes can be the whole state machine.
+    auto bytes = std::make_shared<std::string>(std::move(data));
+    Mailbox::post(mb, [this, at, bytes, keep_tail] { snapshot_answered(at, std::move(*bytes), keep_tail); });
+  });
+}
+
+void RaftDriver::snapshot_answered(Index index, std::string data, uint64_t keep_tail) {
+  snapshot_requested_ = false;
+  if (stopped_) return;
+  SnapshotMeta meta = core_->snapshot_taken(index, data);
+  // Counted as taken even if the core declined it, so a refusal cannot cause a snapshot per Ready.
+  last_snapshot_index_ = std::max({last_snapshot_index_, meta.index, index});
+  if (meta.index != index) {  // the core holds a newer snapshot already (from the leader)
+    maybe_snapshot();
+    return;
+  }
+  const Index compact_to = meta.index > keep_tail ? meta.index - keep_tail : 0;
+  const size_t bytes = data.size();
+  io_.storage.store_snapshot(meta, std::move(data), compact_to, [mb = mailbox_, this](Status s) {
+    // A newer snapshot (the leader's) was stored meanwhile: this one is simply not needed.
+    if (s.is_ok() || s.code() == Status::Code::kSnapshotOutOfDate) return;
+    Mailbox::post(mb, [this, s] { fail("storing snapshot failed: " + s.to_string()); });
+  });
+  core_->compact(compact_to);
+  if (observer_) observer_->on_snapshot_taken(meta, bytes, compact_to);
+  // Entries applied while the application worked on this one may already call for the next.
+  maybe_snapshot();
+}
+
+void RaftDriver::notify_leader_change() {
+  if (stopped_) return;
+  const NodeId lead = core_->leader();
+  const Term term = core_->term();
+  const bool self = core_->role() == Role::kLeader;
+  if (lead == notified_leader_ && term == notified_term_ && self == notified_self_leader_) return;
+  notified_leader_ = lead;
+  notified_term_ = term;
+  notified_self_leader_ = self;
+  app_.on_leader_change(lead, term, self);
+  if (!stopped_ && observer_) observer_->on_leader_change(lead, term, self);
+}
+
+}  // namespace zkraft::consensus

@@ -1,0 +1,170 @@
+#pragma once
+// RaftDriver: runs a RaftCore's Ready batches (consensus/ready.h) against a storage, a transport,
+// an executor (consensus/raft_driver_io.h) and the application (consensus/raft_application.h).
+// It is the one Ready loop there is: RaftNode wires it to LevelDB, TCP and an io_context; the
+// simulation (tests/sim) wires it to a simulated disk, network and event queue.
+//
+// Pure: no clock, thread, socket, randomness, Boost or spdlog. Time arrives as tick() from the
+// caller's timer; the core's RandomSource is injected; whatever is worth logging is reported to
+// the optional RaftDriverObserver, and the wiring decides how to log it.
+//
+// Threads: every method runs on the executor, and so does every callback into the application
+// and the observer. Storage completions and snapshot answers may arrive on any thread; the driver
+// re-posts them onto the executor. Destroy the driver on the executor (or once it stopped
+// running); completions arriving later are dropped.
+//
+// Rules (each one is part of the contract; tests/sim checks them under faults):
+//   - one Ready at a time: has_ready() is not asked again until the previous one advanced;
+//   - messages_now go out at once; the writes go to storage;
+//   - a Ready that must sync (entries, snapshot, new term or vote) waits for its durable write
+//     before messages_after_persist, the snapshot restore, committed entries and read states;
+//   - a Ready whose only write is a moved commit index is written without sync and finished at
+//     once (etcd's MustSync rule); a failure of that write is still fatal;
+//   - a snapshot from the leader is stored before the entries after it (storage keeps order);
+//   - applying skips entries <= applied (covered by a restored snapshot); conf changes are applied
+//     to the membership and reported through on_membership; only kNormal entries reach apply();
+//   - after each input (tick, message, completion, scheduled pump) a leader or term change is
+//     reported through on_leader_change;
+//   - no application callback runs inside a call the application makes: propose(), read_index(),
+//     change_membership(), transfer_leadership() and snapshot_now() only schedule a pump;
+//   - a failed storage operation stops the driver for good and calls app.on_fatal_error();
+//   - snapshots: after options.snapshot_every applied entries the driver asks the application
+//     for one (request_snapshot, answered asynchronously); with the answer it calls
+//     core.snapshot_taken, stores the snapshot and compacts, keeping options.keep_tail entries
+//     behind it for slow followers. One request is outstanding at a time.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "consensus/conf_change.h"
+#include "consensus/raft_application.h"
+#include "consensus/raft_core.h"
+#include "consensus/raft_driver_io.h"
+#include "consensus/types.h"
+
+namespace zkraft::consensus {
+
+// What a wiring may want to see (logs, metrics, the simulation's safety checker). Every hook
+// runs on the executor, after the application saw the event, and must not call into the driver.
+class RaftDriverObserver {
+ public:
+  virtual ~RaftDriverObserver() = default;
+  // A Ready was taken from the core; nothing of it was acted on yet (the core still holds its
+  // entries in its log, unstable).
+  virtual void on_ready(const Ready& rd) { (void)rd; }
+  // Committed entry `e` (any type) was applied: handed to app.apply() if kNormal, applied to the
+  // membership if kConfChange. Entries skipped as covered by a snapshot are not reported.
+  virtual void on_applied(const Entry& e) { (void)e; }
+  // A snapshot from the leader was restored into the application.
+  virtual void on_snapshot_restored(const SnapshotMeta& meta, size_t bytes) { (void)meta, (void)bytes; }
+  // A committed conf change changed the applied membership.
+  virtual void on_membership_applied(Index index, const Membership& m) { (void)index, (void)m; }
+  // A read state was handed to the application.
+  virtual void on_read_state(const ReadState& rs) { (void)rs; }
+  // The application's snapshot was accepted by the core and sent to storage (compacting the
+  // log through compact_through).
+  virtual void on_snapshot_taken(const SnapshotMeta& meta, size_t bytes, Index compact_through) {
+    (void)meta, (void)bytes, (void)compact_through;
+  }
+  // The leader or term changed (reported to the application just before).
+  virtual void on_leader_change(NodeId leader, Term term, bool self_is_leader) {
+    (void)leader, (void)term, (void)self_is_leader;
+  }
+  // A storage operation failed: the driver has stopped and will call app.on_fatal_error() right
+  // after this returns. The wiring stops its timer, transport and storage here.
+  virtual void on_fatal_error(const std::string& what) { (void)what; }
+};
+
+struct RaftDriverOptions {
+  uint64_t snapshot_every = 0;  // ask for a snapshot after this many applied entries; 0 = never
+  uint64_t keep_tail = 0;       // entries kept behind a snapshot for slow followers
+};
+
+class RaftDriver {
+ public:
+  struct Io {
+    RaftDriverStorage& storage;
+    RaftDriverTransport& transport;
+    RaftDriverExecutor& executor;
+  };
+
+  // Builds the core from what storage recovered. A recovered snapshot is handed to
+  // app.restore_snapshot (and its membership to app.on_membership) here, inside the constructor.
+  // `observer` may be null; it must outlive the driver.
+  RaftDriver(const RaftConfig& config, RecoveredState recovered, RandomSource random,
+             RaftDriverOptions options, Io io, RaftApplication& app, RaftDriverObserver* observer = nullptr);
+  ~RaftDriver();
+  RaftDriver(const RaftDriver&) = delete;
+  RaftDriver& operator=(const RaftDriver&) = delete;
+
+  // Starts processing Readies (the recovered committed entries are re-applied from a scheduled
+  // pump). Before start() application calls are refused (kNotLeader); wiring inputs (tick, step)
+  // reach the core, but nothing they produce is processed until start().
+  void start();
+  // No more storage, transport or application calls from now on. Idempotent, final.
+  void stop();
+  bool stopped() const { return stopped_; }
+
+  // ---- inputs from the wiring (processed at once: Ready, then leader-change report) ----
+  void tick();
+  void step(const Message& m);
+  // The transport saw the connection to the current leader break (see RaftCore).
+  void broken_leader_connection();
+  // After the wiring gave the application some other input on the executor (e.g. an application
+  // message): processes what it produced and reports leader changes.
+  void after_input();
+
+  // ---- application calls (only schedule a pump; callbacks follow from a later task) ----
+  ProposeResult propose(std::string data);
+  RaftError read_index(uint64_t context);
+  ProposeResult change_membership(const ConfChange& cc);
+  RaftError transfer_leadership(NodeId to);
+  // Asks for a snapshot now (regardless of snapshot_every), keeping `keep_tail` entries behind
+  // it; nothing happens if one is outstanding or nothing was applied since the last.
+  void snapshot_now(uint64_t keep_tail);
+
+  // ---- introspection ----
+  const RaftCore& core() const { return *core_; }
+  Index applied_index() const { return applied_; }  // last entry handed to the app (or snapshot)
+  const Membership& applied_membership() const { return applied_membership_; }
+  bool snapshot_requested() const { return snapshot_requested_; }
+
+ private:
+  struct Mailbox;  // shared with completions that may outlive the driver
+
+  // Runs `task` on the executor if the driver is still alive (from any thread).
+  void post_from_anywhere(std::function<void()> task);
+  RaftDriverStorage::Done fatal_on_error(std::string what);
+  void schedule_pump();
+  void pump();
+  void persisted(const std::shared_ptr<Ready>& rd, const Status& s);
+  void finish_ready(const Ready& rd);
+  void apply_entries(const std::vector<Entry>& entries);
+  void maybe_snapshot();
+  void request_snapshot(uint64_t keep_tail);
+  void snapshot_answered(Index index, std::string data, uint64_t keep_tail);
+  void notify_leader_change();
+  void fail(const std::string& what);
+
+  RaftDriverOptions options_;
+  Io io_;
+  RaftApplication& app_;
+  RaftDriverObserver* observer_;
+  std::unique_ptr<RaftCore> core_;
+  std::shared_ptr<Mailbox> mailbox_;
+
+  bool started_ = false;
+  bool stopped_ = false;
+  bool ready_in_flight_ = false;
+  bool pump_posted_ = false;
+  bool snapshot_requested_ = false;
+  Index applied_ = 0;
+  Index last_snapshot_index_ = 0;
+  Membership applied_membership_;
+  NodeId notified_leader_ = 0;
+  Term notified_term_ = 0;
+  bool notified_self_leader_ = false;
+};
+
+}  // namespace zkraft::consensus

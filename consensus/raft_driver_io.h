@@ -1,0 +1,55 @@
+#pragma once
+// The three things the Raft driver (consensus/raft_driver.h) needs from the world, as small
+// interfaces, so that the same driver runs over LevelDB + TCP + an io_context (RaftNode) and
+// over a simulated disk, network and event queue (tests/sim). Pure: no Boost, spdlog or I/O here.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "consensus/messages.h"
+#include "consensus/status.h"
+#include "consensus/types.h"
+
+namespace zkraft::consensus {
+
+// The driver's own serial context: the io thread (RaftNode), the event queue (simulation).
+// Tasks run one at a time, in the order posted, never inside post(). post() is thread-safe.
+class RaftDriverExecutor {
+ public:
+  virtual ~RaftDriverExecutor() = default;
+  virtual void post(std::function<void()> task) = 0;
+};
+
+// The durable log. Operations take effect in the order issued; each completion runs once, in
+// that same order, after its operation is durable (or failed), on ANY thread and possibly inside
+// the call (e.g. on a stopped storage): the driver always hops back to its executor itself.
+// A storage may drop queued operations, completions and all, once it is stopped.
+class RaftDriverStorage {
+ public:
+  using Done = std::function<void(Status)>;
+  virtual ~RaftDriverStorage() = default;
+
+  // Appends `entries` (if the first is at or below the last stored index, the stored suffix from
+  // there is replaced) and then `hard_state` (if set). need_sync=false: may skip the fsync
+  // (a hard state whose only change is the commit index).
+  virtual void write(std::vector<Entry> entries, std::optional<HardState> hard_state, bool need_sync,
+                     Done done) = 0;
+
+  // Stores a snapshot durably. If the log holds meta.index with meta.term it is kept, otherwise
+  // it is discarded (a follower installing the leader's snapshot). Then, if compact_through > 0,
+  // drops stored entries <= min(compact_through, meta.index) (best effort, unsynced).
+  // kSnapshotOutOfDate: a newer snapshot is stored already; nothing was changed.
+  virtual void store_snapshot(const SnapshotMeta& meta, std::string data, Index compact_through,
+                              Done done) = 0;
+};
+
+// The peer network: at most once, unordered, maybe never. Called on the executor.
+class RaftDriverTransport {
+ public:
+  virtual ~RaftDriverTransport() = default;
+  virtual void send(const Message& m) = 0;
+};
+
+}  // namespace zkraft::consensus

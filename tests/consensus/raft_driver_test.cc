@@ -1,0 +1,425 @@
+// RaftDriver unit tests: the driver over hand-operated fakes (an executor the test runs, a
+// storage whose completions the test releases, a transport that records), so each rule of the
+// Ready contract is checked at the exact moment it matters. The simulation (tests/sim) checks the
+// same driver under random faults.
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "consensus/raft_driver.h"
+
+namespace zkraft::consensus {
+namespace {
+
+class ManualExecutor : public RaftDriverExecutor {
+ public:
+  void post(std::function<void()> task) override {
+    std::lock_guard lock(mu_);
+    tasks_.push_back(std::move(task));
+  }
+  // Runs tasks (including ones they post) until none is left; returns how many ran.
+  size_t run() {
+    size_t n = 0;
+    while (true) {
+      std::function<void()> t;
+      {
+        std::lock_guard lock(mu_);
+        if (tasks_.empty()) return n;
+        t = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      t();
+      ++n;
+    }
+  }
+  size_t pending() {
+    std::lock_guard lock(mu_);
+    return tasks_.size();
+  }
+
+ private:
+  std::mutex mu_;
+  std::deque<std::function<void()>> tasks_;
+};
+
+class ManualStorage : public RaftDriverStorage {
+ public:
+  struct Op {
+    bool is_snapshot = false;
+    std::vector<Entry> entries;
+    std::optional<HardState> hard_state;
+    bool need_sync = true;
+    SnapshotMeta meta;
+    std::string data;
+    Index compact_through = 0;
+    Done done;
+  };
+  void write(std::vector<Entry> entries, std::optional<HardState> hs, bool need_sync, Done done) override {
+    Op op;
+    op.entries = std::move(entries);
+    op.hard_state = hs;
+    op.need_sync = need_sync;
+    op.done = std::move(done);
+    ops.push_back(std::move(op));
+  }
+  void store_snapshot(const SnapshotMeta& meta, std::string data, Index compact_through, Done done) override {
+    Op op;
+    op.is_snapshot = true;
+    op.meta = meta;
+    op.data = std::move(data);
+    op.compact_through = compact_through;
+    op.done = std::move(done);
+    ops.push_back(std::move(op));
+  }
+  // Completes the oldest pending operation (as the disk would, in order).
+  Op complete_one(Status s = Status::ok()) {
+    Op op = std::move(ops.front());
+    ops.pop_front();
+    done_ops.push_back(op);
+    if (op.done) op.done(std::move(s));
+    return op;
+  }
+  void complete_all() {
+    while (!ops.empty()) complete_one();
+  }
+
+  std::deque<Op> ops;
+  std::vector<Op> done_ops;
+};
+
+class RecordingTransport : public RaftDriverTransport {
+ public:
+  void send(const Message& m) override { sent.push_back(m); }
+  std::vector<Message> sent;
+};
+
+class TestApp : public RaftApplication {
+ public:
+  void apply(const Entry& e) override {
+    check_not_reentered();
+    applied.push_back(e);
+  }
+  std::string take_snapshot() override {
+    ++taken;
+    return "state@" + std::to_string(applied.empty() ? 0 : applied.back().index);
+  }
+  void request_snapshot(Index index, SnapshotReply reply) override {
+    if (!hold_snapshot_requests) {
+      RaftApplication::request_snapshot(index, std::move(reply));
+      return;
+    }
+    requested.push_back(index);
+    replies.push_back(std::move(reply));
+  }
+  void restore_snapshot(const SnapshotMeta& meta, std::string_view) override { restored.push_back(meta.index); }
+  void on_leader_change(NodeId leader, Term, bool) override {
+    check_not_reentered();
+    leaders.push_back(leader);
+  }
+  void on_read_state(uint64_t context, Index index) override { read_states.push_back({context, index}); }
+  void on_fatal_error(const std::string& what) override { fatal.push_back(what); }
+
+  void check_not_reentered() {
+    if (in_call) ADD_FAILURE() << "application callback inside an application call";
+  }
+
+  bool in_call = false;
+  bool hold_snapshot_requests = false;
+  std::vector<Entry> applied;
+  std::vector<Index> restored;
+  std::vector<NodeId> leaders;
+  std::vector<ReadState> read_states;
+  std::vector<std::string> fatal;
+  std::vector<Index> requested;
+  std::vector<SnapshotReply> replies;
+  int taken = 0;
+};
+
+class CountingObserver : public RaftDriverObserver {
+ public:
+  void on_ready(const Ready&) override { ++readies; }
+  void on_snapshot_taken(const SnapshotMeta& meta, size_t, Index through) override {
+    taken_at.push_back(meta.index);
+    compacted_through.push_back(through);
+  }
+  void on_fatal_error(const std::string& what) override { fatal.push_back(what); }
+  int readies = 0;
+  std::vector<Index> taken_at, compacted_through;
+  std::vector<std::string> fatal;
+};
+
+struct Harness {
+  explicit Harness(std::vector<NodeId> voters = {1}, RaftDriverOptions options = {}, NodeId self = 1) {
+    RaftConfig cfg;
+    cfg.id = self;
+    cfg.initial_membership.voters = std::move(voters);
+    cfg.election_ticks = 10;
+    cfg.heartbeat_ticks = 1;
+    driver = std::make_unique<RaftDriver>(cfg, RecoveredState{}, [] { return uint64_t{0}; }, options,
+                                          RaftDriver::Io{storage, transport, executor}, app, &observer);
+    driver->start();
+  }
+
+  // Ticks, runs the executor and lets the disk finish everything until this node leads.
+  void elect() {
+    for (int i = 0; i < 100 && driver->core().role() != Role::kLeader; ++i) {
+      driver->tick();
+      settle();
+    }
+    ASSERT_EQ(driver->core().role(), Role::kLeader);
+  }
+  void settle() {
+    for (int i = 0; i < 100; ++i) {
+      executor.run();
+      if (storage.ops.empty()) break;
+      storage.complete_all();
+    }
+    executor.run();
+  }
+  std::vector<std::string> applied_data() const {
+    std::vector<std::string> out;
+    for (const Entry& e : app.applied) {
+      if (!e.data.empty()) out.push_back(e.data);
+    }
+    return out;
+  }
+
+  ManualExecutor executor;
+  ManualStorage storage;
+  RecordingTransport transport;
+  TestApp app;
+  CountingObserver observer;
+  std::unique_ptr<RaftDriver> driver;
+};
+
+Message append_from_leader(NodeId leader, Term term, Index prev, std::vector<std::string> data, Index commit) {
+  Message m;
+  m.type = MessageType::kAppend;
+  m.from = leader;
+  m.to = 1;
+  m.term = term;
+  m.index = prev;
+  m.log_term = prev == 0 ? 0 : term;
+  for (size_t i = 0; i < data.size(); ++i) {
+    Entry e;
+    e.index = prev + 1 + i;
+    e.term = term;
+    e.data = data[i];
+    m.entries.push_back(e);
+  }
+  m.commit = commit;
+  return m;
+}
+
+TEST(RaftDriver, FollowerAcknowledgesAndAppliesOnlyAfterTheDurableWrite) {
+  Harness h({1, 2, 3});
+  h.executor.run();
+  h.driver->step(append_from_leader(2, 1, 0, {"a", "b"}, 2));
+  // The entries (and the new term) are on their way to the disk: nothing promised, nothing applied.
+  ASSERT_EQ(h.storage.ops.size(), 1u);
+  EXPECT_TRUE(h.storage.ops.front().need_sync);
+  EXPECT_EQ(h.storage.ops.front().entries.size(), 2u);
+  EXPECT_TRUE(h.transport.sent.empty());
+  EXPECT_TRUE(h.app.applied.empty());
+  // Even once the completion arrived (on the storage's thread), the driver acts only on its executor.
+  h.storage.complete_one();
+  EXPECT_TRUE(h.transport.sent.empty());
+  h.executor.run();
+  ASSERT_EQ(h.transport.sent.size(), 1u);
+  EXPECT_EQ(h.transport.sent[0].type, MessageType::kAppendResponse);
+  EXPECT_EQ(h.transport.sent[0].index, 2u);
+  EXPECT_EQ(h.applied_data(), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(h.driver->applied_index(), 2u);
+}
+
+TEST(RaftDriver, CommitOnlyReadyIsWrittenWithoutSyncAndFinishedAtOnce) {
+  Harness h({1, 2, 3});
+  h.executor.run();
+  h.driver->step(append_from_leader(2, 1, 0, {"a"}, 0));
+  h.settle();
+  EXPECT_TRUE(h.app.applied.empty());
+  // A heartbeat moves the commit index only.
+  Message hb;
+  hb.type = MessageType::kHeartbeat;
+  hb.from = 2;
+  hb.to = 1;
+  hb.term = 1;
+  hb.commit = 1;
+  h.driver->step(hb);
+  ASSERT_EQ(h.storage.ops.size(), 1u);
+  EXPECT_FALSE(h.storage.ops.front().need_sync);
+  EXPECT_TRUE(h.storage.ops.front().entries.empty());
+  // Applied without waiting for that write.
+  EXPECT_EQ(h.applied_data(), (std::vector<std::string>{"a"}));
+}
+
+TEST(RaftDriver, OneReadyInFlightWhileTheDiskIsBusy) {
+  Harness h({1, 2, 3});
+  h.executor.run();
+  h.driver->step(append_from_leader(2, 1, 0, {"a"}, 0));
+  ASSERT_EQ(h.storage.ops.size(), 1u);
+  const int readies = h.observer.readies;
+  // More arrives while the first write runs: it waits for the next Ready.
+  h.driver->step(append_from_leader(2, 1, 1, {"b"}, 0));
+  h.driver->tick();
+  EXPECT_EQ(h.storage.ops.size(), 1u);
+  EXPECT_EQ(h.observer.readies, readies);
+  h.storage.complete_one();
+  h.executor.run();
+  ASSERT_EQ(h.storage.ops.size(), 1u);
+  EXPECT_EQ(h.observer.readies, readies + 1);
+  ASSERT_EQ(h.storage.ops.front().entries.size(), 1u);
+  EXPECT_EQ(h.storage.ops.front().entries[0].data, "b");
+}
+
+TEST(RaftDriver, ProposeAndReadIndexNeverCallBackInsideTheCall) {
+  Harness h;
+  h.elect();
+  h.settle();
+  const size_t applied = h.app.applied.size();
+  h.app.in_call = true;
+  ASSERT_TRUE(h.driver->propose("x").ok());
+  ASSERT_EQ(h.driver->read_index(7), RaftError::kOk);
+  h.app.in_call = false;
+  EXPECT_EQ(h.app.applied.size(), applied);
+  EXPECT_TRUE(h.storage.ops.empty());
+  EXPECT_EQ(h.executor.pending(), 1u);  // one pump serves both calls
+  h.settle();
+  EXPECT_EQ(h.applied_data(), (std::vector<std::string>{"x"}));
+  ASSERT_EQ(h.app.read_states.size(), 1u);
+  EXPECT_EQ(h.app.read_states[0].context, 7u);
+}
+
+TEST(RaftDriver, SnapshotIsAnsweredLaterFromAnotherThreadThenStoredAndCompacted) {
+  RaftDriverOptions o;
+  o.snapshot_every = 3;
+  o.keep_tail = 1;
+  Harness h({1}, o);
+  h.app.hold_snapshot_requests = true;
+  h.elect();
+  // The leader's no-op is entry 1: the third applied entry is e1.
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(h.app.requested.empty());
+    ASSERT_TRUE(h.driver->propose("e" + std::to_string(i)).ok());
+    h.settle();
+  }
+  ASSERT_EQ(h.app.requested.size(), 1u);
+  const Index at = h.app.requested[0];
+  EXPECT_EQ(at, 3u);
+  EXPECT_EQ(at, h.driver->applied_index());
+  // Still unanswered: nothing stored; more entries apply; no second request.
+  for (int i = 2; i < 6; ++i) {
+    ASSERT_TRUE(h.driver->propose("e" + std::to_string(i)).ok());
+    h.settle();
+  }
+  EXPECT_EQ(h.app.requested.size(), 1u);
+  for (const auto& op : h.storage.done_ops) EXPECT_FALSE(op.is_snapshot);
+  // The state machine's thread answers (state as of `at`).
+  std::thread([&] { h.app.replies[0](at, "snap@" + std::to_string(at)); }).join();
+  h.executor.run();
+  ASSERT_EQ(h.storage.ops.size(), 1u);
+  const auto& op = h.storage.ops.front();
+  ASSERT_TRUE(op.is_snapshot);
+  EXPECT_EQ(op.meta.index, at);
+  EXPECT_EQ(op.data, "snap@" + std::to_string(at));
+  EXPECT_EQ(op.compact_through, at - 1);
+  EXPECT_EQ(h.driver->core().log().first_index(), at);  // compacted through at - 1
+  EXPECT_EQ(h.observer.taken_at, (std::vector<Index>{at}));
+  // Four more were applied meanwhile (>= snapshot_every after `at`): the next request follows.
+  EXPECT_EQ(h.app.requested.size(), 2u);
+  EXPECT_EQ(h.app.requested[1], h.driver->applied_index());
+  EXPECT_TRUE(h.app.fatal.empty());
+}
+
+TEST(RaftDriver, DefaultSnapshotRequestUsesTakeSnapshot) {
+  RaftDriverOptions o;
+  o.snapshot_every = 2;
+  Harness h({1}, o);
+  h.elect();
+  ASSERT_TRUE(h.driver->propose("a").ok());
+  h.settle();
+  ASSERT_TRUE(h.driver->propose("b").ok());
+  h.settle();
+  EXPECT_GE(h.app.taken, 1);
+  bool stored = false;
+  for (const auto& op : h.storage.done_ops) stored = stored || op.is_snapshot;
+  EXPECT_TRUE(stored);
+}
+
+TEST(RaftDriver, SnapshotAnswerAfterTheDriverIsGoneIsDropped) {
+  RaftDriverOptions o;
+  o.snapshot_every = 1;
+  Harness h({1}, o);
+  h.app.hold_snapshot_requests = true;
+  h.elect();
+  ASSERT_TRUE(h.driver->propose("a").ok());
+  h.settle();
+  ASSERT_FALSE(h.app.replies.empty());
+  h.driver.reset();
+  h.app.replies[0](h.app.requested[0], "late");
+  EXPECT_EQ(h.executor.pending(), 0u);
+}
+
+TEST(RaftDriver, FailedWriteStopsTheDriverAndReportsAFatalError) {
+  Harness h({1, 2, 3});
+  h.executor.run();
+  h.driver->step(append_from_leader(2, 1, 0, {"a"}, 1));
+  ASSERT_EQ(h.storage.ops.size(), 1u);
+  h.storage.complete_one(Status::io_error("disk on fire"));
+  h.executor.run();
+  ASSERT_EQ(h.app.fatal.size(), 1u);
+  EXPECT_NE(h.app.fatal[0].find("disk on fire"), std::string::npos);
+  EXPECT_EQ(h.observer.fatal, h.app.fatal);
+  EXPECT_TRUE(h.driver->stopped());
+  // Nothing was promised or applied, and nothing happens any more.
+  EXPECT_TRUE(h.transport.sent.empty());
+  EXPECT_TRUE(h.app.applied.empty());
+  for (int i = 0; i < 50; ++i) h.driver->tick();
+  h.executor.run();
+  EXPECT_TRUE(h.storage.ops.empty());
+  EXPECT_TRUE(h.transport.sent.empty());
+}
+
+TEST(RaftDriver, LeaderSnapshotIsStoredBeforeTheEntriesAfterItAndRestoredAfterBoth) {
+  Harness h({1, 2, 3});
+  h.executor.run();
+  Message snap;
+  snap.type = MessageType::kSnapshot;
+  snap.from = 2;
+  snap.to = 1;
+  snap.term = 1;
+  snap.snapshot.index = 10;
+  snap.snapshot.term = 1;
+  snap.snapshot.membership.voters = {1, 2, 3};
+  snap.snapshot_chunk = "leader-state";
+  snap.snapshot_offset = 0;
+  snap.snapshot_done = true;
+  snap.commit = 10;
+  h.driver->step(snap);
+  ASSERT_GE(h.storage.ops.size(), 2u);
+  EXPECT_TRUE(h.storage.ops[0].is_snapshot);
+  EXPECT_EQ(h.storage.ops[0].meta.index, 10u);
+  EXPECT_EQ(h.storage.ops[0].compact_through, 0u);
+  EXPECT_FALSE(h.storage.ops[1].is_snapshot);
+  EXPECT_TRUE(h.app.restored.empty());
+  h.storage.complete_one();  // the snapshot is on disk, the write after it is not
+  h.executor.run();
+  EXPECT_TRUE(h.app.restored.empty());
+  EXPECT_TRUE(h.transport.sent.empty());
+  h.storage.complete_one();
+  h.executor.run();
+  EXPECT_EQ(h.app.restored, (std::vector<Index>{10}));
+  EXPECT_EQ(h.driver->applied_index(), 10u);
+  EXPECT_FALSE(h.transport.sent.empty());
+}
+
+}  // namespace
+}  // namespace zkraft::consensus
