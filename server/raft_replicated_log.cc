@@ -56,19 +56,12 @@ void RaftReplicatedLog::stop() {
     node_->stop();
     return;
   }
-  auto done = std::make_shared<std::promise<void>>();
-  auto finished = done->get_future();
-  asio::post(raft_io_, [this, done] {
+  asio::post(raft_io_, [this] {
     node_->stop();
     refresh_timer_.cancel();
     raft_work_.reset();
     raft_io_.stop();
-    done->set_value();
   });
-  // The Raft thread may be waiting for a snapshot from us: keep serving our queue until it ends.
-  while (finished.wait_for(std::chrono::milliseconds(2)) != std::future_status::ready) {
-    events_.drain_here();
-  }
   raft_thread_.join();
   commands_.close();
   events_.close();
@@ -120,11 +113,11 @@ void RaftReplicatedLog::run_commands(std::vector<Command>& batch) {
 
 void RaftReplicatedLog::apply(const consensus::Entry& e) { events_.push(Apply{e.index, e.data}); }
 
-std::string RaftReplicatedLog::take_snapshot() {
-  auto answer = std::make_shared<std::promise<std::string>>();
-  auto data = answer->get_future();
-  events_.push(SnapshotWanted{answer});
-  return data.get();
+// Never called: request_snapshot() answers from the state thread instead.
+std::string RaftReplicatedLog::take_snapshot() { return {}; }
+
+void RaftReplicatedLog::request_snapshot(consensus::Index index, consensus::SnapshotReply reply) {
+  events_.push(SnapshotWanted{index, std::move(reply)});
 }
 
 void RaftReplicatedLog::restore_snapshot(const consensus::SnapshotMeta& meta,
@@ -168,7 +161,8 @@ void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
     } else if (auto* m = std::get_if<Message>(&ev)) {
       listener_->on_peer_message(m->from, std::move(m->payload));
     } else {
-      std::get<SnapshotWanted>(ev).answer->set_value(listener_->on_snapshot_request());
+      auto& want = std::get<SnapshotWanted>(ev);
+      want.reply(want.index, listener_->on_snapshot_request());
     }
   }
   listener_->on_batch_done();

@@ -5,10 +5,10 @@
 // BatchQueue, so a busy Raft thread takes a batch of proposals per wake-up and a busy state
 // thread a batch of committed entries.
 //
-// Snapshots: consensus asks for one on the Raft thread; the request travels through the same
-// queue as the committed entries, so the state thread serialises exactly the state as of the last
-// entry handed to it, while the Raft thread waits (heartbeats pause for the serialisation; client
-// connections, on their own threads, do not).
+// Snapshots: consensus asks for one (request_snapshot) on the Raft thread; the request travels
+// through the same queue as the committed entries, so the state thread serialises exactly the
+// state as of the requested index, and answers; the Raft thread does not wait (heartbeats and
+// replication go on while the tree is serialised; so do client connections, on their threads).
 //
 // The figures behind replication_status(), membership() and fsync_count() are copied from the
 // Raft thread after each batch and every Raft tick.
@@ -19,7 +19,6 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
-#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -68,7 +67,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   struct LeaderChanged { uint64_t leader; bool self; };
   struct ReadPoint { uint64_t context; uint64_t index; bool ok; };
   struct Message { uint64_t from; std::string payload; };
-  struct SnapshotWanted { std::shared_ptr<std::promise<std::string>> answer; };
+  struct SnapshotWanted { uint64_t index; consensus::SnapshotReply reply; };
   using Event = std::variant<Apply, Restore, LeaderChanged, ReadPoint, Message, SnapshotWanted>;
 
   struct Figures {
@@ -86,6 +85,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   void schedule_refresh();
   void apply(const consensus::Entry& e) override;
   std::string take_snapshot() override;
+  void request_snapshot(consensus::Index index, consensus::SnapshotReply reply) override;
   void restore_snapshot(const consensus::SnapshotMeta& meta, std::string_view data) override;
   void on_membership(const consensus::Membership& m) override;
   void on_leader_change(consensus::NodeId leader, consensus::Term term, bool self) override;
