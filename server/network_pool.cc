@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include <future>
+#include <pthread.h>
 
 namespace zkraft::server {
 
@@ -10,12 +10,19 @@ namespace asio = boost::asio;
 
 class NetworkPool::Worker final : public ConnectionSink {
  public:
-  explicit Worker(BatchQueue<ClientMessage>& to_state)
-      : work_(io_.get_executor()),
+  Worker(int index, BatchQueue<ClientMessage>& to_state)
+      : index_(index),
+        work_(io_.get_executor()),
         ops_(io_.get_executor(), [this](std::vector<Op>& batch) { run(batch); }),
         to_state_(to_state) {}
 
-  void start() { thread_ = std::thread([this] { io_.run(); }); }
+  void start() {
+    thread_ = std::thread([this] {
+      const std::string name = "zk-net-" + std::to_string(index_);  // top -H, ps -L, perf
+      pthread_setname_np(pthread_self(), name.c_str());
+      io_.run();
+    });
+  }
 
   // Closes every connection, then lets the thread end (`also` runs first on the thread).
   void stop(std::function<void()> also) {
@@ -73,6 +80,7 @@ class NetworkPool::Worker final : public ConnectionSink {
     flush();
   }
 
+  const int index_;
   asio::executor_work_guard<asio::io_context::executor_type> work_;
   BatchQueue<Op> ops_;
   BatchQueue<ClientMessage>& to_state_;
@@ -87,7 +95,7 @@ NetworkPool::NetworkPool(int threads, const ConnectionLimits& limits, const Cloc
                          std::function<void(std::vector<ClientMessage>&)> deliver)
     : clock_(clock), limits_(limits), to_state_(std::move(state), std::move(deliver)) {
   for (int i = 0; i < std::max(1, threads); ++i) {
-    threads_.push_back(std::make_unique<Worker>(to_state_));
+    threads_.push_back(std::make_unique<Worker>(i, to_state_));
   }
 }
 

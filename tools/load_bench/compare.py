@@ -87,6 +87,29 @@ def cpu_seconds(pid):
         return 0.0
 
 
+def thread_cpu_seconds(pid):
+    """{thread name: CPU seconds} of a process. zkraft names its threads zk-net-N, zk-raft and
+    zk-storage; its state thread is the main thread ("main" here); unnamed helper threads (e.g.
+    LevelDB's compaction) carry the program's name."""
+    out = {}
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        if tid == str(pid):
+            name = "main"  # zkraft: the state thread
+        fields = stat.rsplit(")", 1)[1].split()
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
 class Server:
     def __init__(self, kind, args, workdir, name, client_port, myid=None, extra=None):
         base, cfg_lines = split_kind(kind)
@@ -176,14 +199,23 @@ def zk_load(args, servers, extra, label, kind):
     cmd = [args.zk_load, "--json", "-s", hosts(servers)] + [str(x) for x in extra]
     la = loadavg()
     cpu_before = sum(cpu_seconds(s.proc.pid) for s in servers if s.running())
+    threads_before = [thread_cpu_seconds(s.proc.pid) for s in servers if s.running()]
     t0 = time.time()
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     elapsed = time.time() - t0
     cpu = sum(cpu_seconds(s.proc.pid) for s in servers if s.running()) - cpu_before
+    threads_after = [thread_cpu_seconds(s.proc.pid) for s in servers if s.running()]
     if out.returncode != 0:
         raise RuntimeError("zk_load failed: %s\n%s" % (" ".join(cmd), out.stderr))
     r = json.loads(out.stdout)
     ops = r["ops_per_s"] * elapsed
+    by_thread = {}
+    for before, after in zip(threads_before, threads_after):
+        for name, secs in after.items():
+            if name.startswith("zk-net-"):
+                name = "zk-net"
+            by_thread[name] = by_thread.get(name, 0.0) + secs - before.get(name, 0.0)
+    r["thread_cpu_us_per_op"] = {n: round(v * 1e6 / ops, 2) for n, v in sorted(by_thread.items()) if ops and v > 0.05}
     r.update({"label": label, "kind": kind, "loadavg_before": la, "loadavg_after": loadavg(),
               "server_cpu_s": cpu, "server_cpu_us_per_op": cpu * 1e6 / ops if ops else None,
               "command": " ".join(cmd)})
@@ -192,6 +224,9 @@ def zk_load(args, servers, extra, label, kind):
     print("%-10s %-28s %9.0f ops/s  p50 %7.2f  p99 %7.2f  p999 %7.2f  max %7.2f ms  cpu/op %6.1f us  err %d  connfail %d  load %s"
           % (kind, label, r["ops_per_s"], lat["p50"], lat["p99"], lat["p999"], lat["max"],
              r["server_cpu_us_per_op"] or 0, r["error_replies"], r["connection_failures"], la), flush=True)
+    if r["thread_cpu_us_per_op"] and not kind.startswith("zookeeper"):
+        print("%-10s %-28s cpu us/op by thread: %s" % ("", "", "  ".join(
+            "%s %.1f" % kv for kv in r["thread_cpu_us_per_op"].items())), flush=True)
     return r
 
 
