@@ -212,9 +212,8 @@ def zk_load(args, servers, extra, label, kind):
     by_thread = {}
     for before, after in zip(threads_before, threads_after):
         for name, secs in after.items():
-            if name.startswith("zk-net-"):
-                name = "zk-net"
-            by_thread[name] = by_thread.get(name, 0.0) + secs - before.get(name, 0.0)
+            group = "zk-net" if name.startswith("zk-net-") else name
+            by_thread[group] = by_thread.get(group, 0.0) + secs - before.get(name, 0.0)
     r["thread_cpu_us_per_op"] = {n: round(v * 1e6 / ops, 2) for n, v in sorted(by_thread.items()) if ops and v > 0.05}
     r.update({"label": label, "kind": kind, "loadavg_before": la, "loadavg_after": loadavg(),
               "server_cpu_s": cpu, "server_cpu_us_per_op": cpu * 1e6 / ops if ops else None,
@@ -354,6 +353,11 @@ def main():
     ap.add_argument("--failover-signal", choices=["KILL", "STOP"], default="KILL",
                     help="KILL: kill -9 the leader; STOP: freeze it with SIGSTOP (no socket is closed)")
     args = ap.parse_args()
+    # Servers run in their own directories: binaries by absolute path.
+    args.zkraft = os.path.abspath(args.zkraft)
+    args.zk_load = os.path.abspath(args.zk_load)
+    if args.baseline:
+        args.baseline = os.path.abspath(args.baseline)
     os.makedirs(args.work, exist_ok=True)
     print("loadavg at start: %s" % loadavg(), flush=True)
     for part in args.only.split(","):
