@@ -524,6 +524,23 @@ TEST_F(PipelineTest, SyncIsAnsweredOnceItsReadPointIsApplied) {
   EXPECT_EQ(std::get<jute::SyncResponse>(sync.body).path, "/a");
 }
 
+TEST_F(PipelineTest, ASyncWaitsForEveryEntryBeforeItsReadPointNotOnlyItsOwnSessions) {
+  start();
+  handshake(1);
+  handshake(2);
+  create(2, 1, "/b");
+  request(2, 2, op::kSetData, jute::SetDataRequest{"/b", {"v", false}, -1});  // another client's
+  request(1, 1, op::kSync, jute::SyncRequest{"/b"});
+  log.answer_reads(true);  // the read point includes connection 2's write
+  EXPECT_EQ(frames(1), 1u);
+  log.commit_next();
+  ASSERT_EQ(frames(1), 2u);
+  auto sync = frame(1, 1, op::kSync);
+  EXPECT_EQ(sync.header.zxid, static_cast<int64_t>(log.commit_index()));
+  request(1, 2, op::kGetData, jute::GetDataRequest{"/b", false});
+  EXPECT_EQ(std::get<jute::GetDataResponse>(frame(1, 2, op::kGetData).body).data.bytes, "v");
+}
+
 TEST_F(PipelineTest, SyncWithNothingPendingIsAnsweredWithTheReadPoint) {
   start();
   handshake(1);
