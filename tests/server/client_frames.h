@@ -31,6 +31,24 @@ std::string record_bytes(const T& record) {
   return w.take();
 }
 
+// Request records built field by field (brace-initialised temporaries with nested Buffers make
+// GCC 12 warn about maybe-uninitialized strings).
+inline jute::CreateRequest create_request(std::string path, std::string data = "", int32_t flags = 0,
+                                          std::vector<jute::ACL> acl = open_acl()) {
+  jute::CreateRequest r;
+  r.path = std::move(path);
+  r.data.bytes = std::move(data);
+  r.acl = std::move(acl);
+  r.flags = flags;
+  return r;
+}
+inline jute::AuthPacket auth_packet(std::string scheme, std::string auth) {
+  jute::AuthPacket a;
+  a.scheme = std::move(scheme);
+  a.auth.bytes = std::move(auth);
+  return a;
+}
+
 // ConnectRequest body. A new session unless `session` is given.
 inline std::string connect_body(int32_t timeout_ms = 30000, int64_t session = 0,
                                 std::string password = std::string(16, '\0'),
@@ -116,8 +134,7 @@ Txn request_txn(int64_t session, int32_t op, const Record& record, int64_t time_
 }
 inline Txn create_txn(int64_t session, const std::string& path, const std::string& data = "d",
                       int32_t flags = 0, std::vector<jute::ACL> acl = open_acl()) {
-  return request_txn(session, jute::op::kCreate,
-                     jute::CreateRequest{path, {data, false}, std::move(acl), flags});
+  return request_txn(session, jute::op::kCreate, create_request(path, data, flags, std::move(acl)));
 }
 inline Txn set_data_txn(int64_t session, const std::string& path, const std::string& data) {
   return request_txn(session, jute::op::kSetData, jute::SetDataRequest{path, {data, false}, -1});

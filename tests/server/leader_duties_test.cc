@@ -277,7 +277,7 @@ TEST_F(FollowerDutiesTest, AClosedSessionIsNotReported) {
 TEST_F(FollowerDutiesTest, AFollowerReapsNothing) {
   log.set_leader(1);
   apply(create_session_txn(kSession));
-  apply(request_txn(kSession, op::kCreateContainer, jute::CreateRequest{"/c", {"", false}, open_acl(), 4}));
+  apply(request_txn(kSession, op::kCreateContainer, create_request("/c", "", 4)));
   apply(create_txn(kSession, "/c/x"));
   apply(delete_txn(kSession, "/c/x"));
   tick(kT0);
@@ -289,7 +289,7 @@ TEST_F(FollowerDutiesTest, AFollowerReapsNothing) {
 TEST_F(LeaderDutiesTest, TheReaperProposesAnEmptyContainersRemovalOncePerIntervalAndNotTwiceWhilePending) {
   log.set_leader(1);
   apply(create_session_txn(kSession));
-  apply(request_txn(kSession, op::kCreateContainer, jute::CreateRequest{"/c", {"", false}, open_acl(), 4}));
+  apply(request_txn(kSession, op::kCreateContainer, create_request("/c", "", 4)));
   apply(create_txn(kSession, "/c/x"));
   tick(kT0);  // the first tick checks; nothing is empty yet
   EXPECT_TRUE(reaps().empty());
@@ -310,7 +310,7 @@ TEST_F(LeaderDutiesTest, TheReaperProposesAnEmptyContainersRemovalOncePerInterva
 
 TEST_F(LeaderDutiesTest, TheFirstLeaderTickReapsAtOnce) {
   apply(create_session_txn(kSession));
-  apply(request_txn(kSession, op::kCreateContainer, jute::CreateRequest{"/c", {"", false}, open_acl(), 4}));
+  apply(request_txn(kSession, op::kCreateContainer, create_request("/c", "", 4)));
   apply(create_txn(kSession, "/c/x"));
   apply(delete_txn(kSession, "/c/x"));
   log.set_leader(1);

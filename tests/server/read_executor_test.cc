@@ -267,7 +267,7 @@ TEST_F(ReadExecutorTest, MultiReadAnswersEachReadWithItsOwnResult) {
 
 TEST_F(ReadExecutorTest, MultiReadWithAWriteInsideIsAMarshallingError) {
   jute::MultiRequest m;
-  m.ops.push_back({op::kCreate, jute::CreateRequest{"/x", {"", false}, open_acl(), 0}});
+  m.ops.push_back({op::kCreate, create_request("/x", "")});
   auto d = decode(execute(op::kMultiRead, m), op::kMultiRead);
   EXPECT_EQ(d.header.err, err::kMarshallingError);
   EXPECT_FALSE(sm.tree().contains("/x"));

@@ -68,7 +68,7 @@ class PipelineTest : public ::testing::Test {
   }
   // A write committed at once (on the leader).
   void create(uint64_t conn, int32_t xid, const std::string& path, const std::string& data = "d") {
-    request(conn, xid, op::kCreate, jute::CreateRequest{path, {data, false}, open_acl(), 0});
+    request(conn, xid, op::kCreate, create_request(path, data));
     log.commit_all();
   }
   // Frames after the handshake's, decoded as answers to `o` (events decode regardless of `o`).
@@ -244,7 +244,7 @@ TEST_F(PipelineTest, AReadWithNothingBeforeItIsAnsweredAtOnce) {
 TEST_F(PipelineTest, AWriteIsAnsweredWithTheZxidOfItsEntry) {
   start();
   handshake(1);
-  request(1, 1, op::kCreate, jute::CreateRequest{"/x", {"", false}, open_acl(), 0});
+  request(1, 1, op::kCreate, create_request("/x", ""));
   log.commit_all();
   auto r = frame(1, 1, op::kCreate);
   EXPECT_EQ(r.header.zxid, static_cast<int64_t>(log.commit_index()));
@@ -343,7 +343,7 @@ TEST_F(FollowerPipelineTest, AWriteIsForwardedToTheLeaderAndAnsweredWhenItsEntry
   int64_t s = RecordingClientIo::connect_response(io.sent(1)[0]).session_id;
   EXPECT_NE(s, 0);
 
-  request(1, 7, op::kCreate, jute::CreateRequest{"/f", {"x", false}, open_acl(), 0});
+  request(1, 7, op::kCreate, create_request("/f", "x"));
   EXPECT_TRUE(log.proposed().empty());
   ASSERT_EQ(log.sent().size(), 2u);
   auto fw = decode_peer_message(log.sent()[1].payload);
@@ -376,7 +376,7 @@ TEST_F(FollowerPipelineTest, AnotherServersWriteChangesTheTreeAndAnswersNobodyHe
   log.commit_all();
   int64_t s = RecordingClientIo::connect_response(io.sent(1).at(0)).session_id;
   // This server's own write, forwarded and not back yet: request id 2.
-  request(1, 7, op::kCreate, jute::CreateRequest{"/mine", {"", false}, open_acl(), 0});
+  request(1, 7, op::kCreate, create_request("/mine", ""));
   ASSERT_EQ(log.sent().size(), 2u);
   const uint64_t mine = decode_txn(std::get<ForwardedWrite>(*decode_peer_message(log.sent()[1].payload)).txn)
                             ->origin_request;
@@ -406,7 +406,7 @@ TEST_F(FollowerPipelineTest, AFollowerForwardsNothingWithoutALeaderAndTheClientL
   log.commit_all();
   log.set_leader(0);
   const size_t sent = log.sent().size();
-  request(1, 3, op::kCreate, jute::CreateRequest{"/x", {"", false}, open_acl(), 0});
+  request(1, 3, op::kCreate, create_request("/x", ""));
   EXPECT_EQ(log.sent().size(), sent);
   EXPECT_TRUE(io.closed_after_flush(1));  // ConnectionLoss: the client retries elsewhere
 }
@@ -455,7 +455,7 @@ TEST_F(PipelineTest, ALeaderChangeWithWritesInFlightClosesThoseConnectionsOnly) 
   start();
   handshake(1);
   handshake(2);
-  request(1, 1, op::kCreate, jute::CreateRequest{"/x", {"", false}, open_acl(), 0});
+  request(1, 1, op::kCreate, create_request("/x", ""));
   io.clear();
   log.set_leader(3);
   EXPECT_TRUE(io.closed(1));
@@ -687,12 +687,13 @@ TEST_F(PipelineTest, AMalformedReadIsAMarshallingErrorAndTheConnectionCloses) {
 TEST_F(PipelineTest, ADigestAuthAddsTheIdentityForLaterRequests) {
   start();
   handshake(1);
-  request(1, jute::xid::kAuth, op::kAuth, jute::AuthPacket{0, "digest", {"alice:secret", false}});
+  request(1, jute::xid::kAuth, op::kAuth, auth_packet("digest", "alice:secret"));
   auto auth = frame(1, 1, op::kAuth);
   EXPECT_EQ(auth.header.xid, jute::xid::kAuth);
   EXPECT_EQ(auth.header.err, err::kOk);
   request(1, 2, op::kWhoAmI, jute::EmptyRequest{});
-  const auto& info = std::get<jute::WhoAmIResponse>(frame(1, 2, op::kWhoAmI).body).client_info;
+  auto who = frame(1, 2, op::kWhoAmI);
+  const auto& info = std::get<jute::WhoAmIResponse>(who.body).client_info;
   ASSERT_EQ(info.size(), 2u);
   EXPECT_EQ(info[1], (jute::ClientInfo{"digest", "alice"}));
 }
@@ -700,7 +701,7 @@ TEST_F(PipelineTest, ADigestAuthAddsTheIdentityForLaterRequests) {
 TEST_F(PipelineTest, AnAuthWithAnUnknownSchemeFailsAndCloses) {
   start();
   handshake(1);
-  request(1, jute::xid::kAuth, op::kAuth, jute::AuthPacket{0, "kerberos", {"x", false}});
+  request(1, jute::xid::kAuth, op::kAuth, auth_packet("kerberos", "x"));
   EXPECT_EQ(frame(1, 1, op::kAuth).header.err, err::kAuthFailed);
   EXPECT_TRUE(io.closed_after_flush(1));
 }
@@ -708,7 +709,7 @@ TEST_F(PipelineTest, AnAuthWithAnUnknownSchemeFailsAndCloses) {
 TEST_F(PipelineTest, AClosedConnectionIsForgottenAndItsPendingWriteAnswersNobody) {
   start();
   int64_t s = handshake(1);
-  request(1, 1, op::kCreate, jute::CreateRequest{"/x", {"", false}, open_acl(), 0});
+  request(1, 1, op::kCreate, create_request("/x", ""));
   deliver(closed(1));
   EXPECT_EQ(pipeline->clients().size(), 0u);
   io.clear();
