@@ -205,6 +205,19 @@ TEST_F(LeaderDutiesTest, ANewLeaderForgetsClosesItsPredecessorHadPending) {
   EXPECT_EQ(expiries().size(), 2u);
 }
 
+// A close proposed before a step-down may never commit; RequestPipeline refuses the reattach of a
+// closing session, so a step-down must forget them (the new leader gives them a full timeout).
+TEST_F(LeaderDutiesTest, AStepDownForgetsTheClosesItHadProposed) {
+  log.set_leader(1);
+  new_session(kSession, kT0);
+  tick(kT0 + 8000);
+  ASSERT_EQ(expiries(), std::vector<int64_t>{kSession});
+  ASSERT_TRUE(duties.closing(kSession));
+  log.set_leader(2);
+  duties.leader_changed(false, kT0 + 8500);
+  EXPECT_FALSE(duties.closing(kSession));
+}
+
 TEST_F(LeaderDutiesTest, LosingLeadershipToAnotherServerChangesNoDeadline) {
   new_session(kSession, kT0);
   auto before = duties.expiry().deadline(kSession);

@@ -466,6 +466,23 @@ TEST_F(PipelineTest, ALeaderChangeWithWritesInFlightClosesThoseConnectionsOnly) 
   EXPECT_TRUE(pipeline->state().tree().contains("/x"));
 }
 
+// The expiry this server proposed as leader did not commit before it stepped down: the session
+// still exists, and its client may reattach here (not be told "expired").
+TEST_F(PipelineTest, AfterAStepDownASessionWhoseExpiryNeverCommittedMayReattach) {
+  start();
+  int64_t s = handshake(1, 4000);
+  std::string password = proposed(0).password;
+  clock.advance(6001);
+  pipeline->tick();  // closes the idle connection and proposes the expiry
+  ASSERT_TRUE(io.closed(1));
+  log.set_leader(2);  // before that entry commits: it may never
+  ASSERT_TRUE(pipeline->state().sessions().contains(s));
+  deliver(opened(2));
+  deliver(connect_message(2, connect_body(4000, s, password)));
+  ASSERT_EQ(frames(2), 1u);
+  EXPECT_EQ(RecordingClientIo::connect_response(io.sent(2)[0]).session_id, s);
+}
+
 TEST_F(PipelineTest, ALeaderChangeDuringAHandshakeClosesThatConnection) {
   start();
   deliver(opened(1));
