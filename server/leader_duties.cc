@@ -52,6 +52,9 @@ void LeaderDuties::session_created(int64_t id, int32_t timeout_ms, int64_t now_m
 }
 
 void LeaderDuties::leader_changed(bool self, int64_t now_ms) {
+  // A close proposed before the change may never commit: a session must not stay "closing" (and
+  // refuse its client's reattach) on the strength of it. One that does commit still ends it.
+  closing_.clear();
   if (!self) return;
   // Liveness seen by the old leader is gone: every session gets a full timeout again.
   expiry_.reset_from(sm_.sessions(), now_ms);

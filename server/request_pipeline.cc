@@ -314,7 +314,10 @@ void RequestPipeline::pump(Client& c) {
 }
 
 void RequestPipeline::update_flow_control(Client& c) {
-  const bool reading = !over_flow_limits(c.queue.size(), outstanding_, flow_);
+  // A connection with nothing queued keeps reading whatever the global count: nothing of its own
+  // would ever look at it again to resume it (ZooKeeper's shouldThrottle also spares a connection
+  // with no outstanding requests).
+  const bool reading = c.queue.empty() || !over_flow_limits(c.queue.size(), outstanding_, flow_);
   if (reading == c.reading) return;
   c.reading = reading;
   io_.set_reading(c.conn, reading);
