@@ -60,18 +60,6 @@ class BatchQueue {
     if (post) schedule();
   }
 
-  // Runs what is queued now on the calling thread, which must be the consumer's (e.g. a consumer
-  // that is shutting down and must not leave a producer waiting on an item).
-  void drain_here() {
-    std::vector<T> batch;
-    {
-      std::lock_guard<std::mutex> lock(state_->mu);
-      if (state_->closed) return;
-      batch.swap(state_->items);
-    }
-    if (!batch.empty()) state_->drain(batch);
-  }
-
   // Stops draining; a drain already running finishes its batch.
   void close() {
     std::lock_guard<std::mutex> lock(state_->mu);

@@ -103,21 +103,6 @@ TEST(BatchQueue, NothingIsDrainedAfterClose) {
   c.queue.push_all(v);
   c.io.run();
   EXPECT_TRUE(c.all().empty());
-  c.queue.drain_here();
-  EXPECT_TRUE(c.all().empty());
-}
-
-TEST(BatchQueue, DrainHereRunsWhatIsQueuedOnTheCallingThreadOnce) {
-  Consumer c;
-  c.queue.push(1);
-  c.queue.push(2);
-  c.queue.drain_here();
-  ASSERT_EQ(c.batches.size(), 1u);
-  EXPECT_EQ(c.batches[0], (std::vector<int>{1, 2}));
-  c.io.run();  // the drain posted by the first push finds nothing new
-  EXPECT_EQ(c.all(), (std::vector<int>{1, 2}));
-  c.queue.drain_here();  // nothing queued: no call
-  EXPECT_EQ(c.all(), (std::vector<int>{1, 2}));
 }
 
 TEST(BatchQueue, DestroyingTheQueueBeforeItsDrainRunsDropsTheItems) {
