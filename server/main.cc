@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   }
 
   boost::asio::io_context io;
-  std::unique_ptr<ReplicatedLog> log = RaftReplicatedLog::create(io.get_executor(), config, &error);
+  std::unique_ptr<ReplicatedLog> log = RaftReplicatedLog::create(io, config, &error);
   if (!log) {
     spdlog::critical("cannot open the log in {}: {}", config.data_dir, error);
     return 1;

@@ -12,23 +12,25 @@ namespace zkraft::server {
 
 namespace asio = boost::asio;
 
-std::unique_ptr<RaftReplicatedLog> RaftReplicatedLog::create(asio::any_io_executor state,
+std::unique_ptr<RaftReplicatedLog> RaftReplicatedLog::create(asio::io_context& state,
                                                              const Config& config,
                                                              std::string* error) {
   auto options = raft_options(config, error);
   if (!options) return nullptr;
   return std::unique_ptr<RaftReplicatedLog>(
-      new RaftReplicatedLog(std::move(state), std::move(*options), is_observer(config)));
+      new RaftReplicatedLog(state, std::move(*options), is_observer(config), !config.standalone()));
 }
 
-RaftReplicatedLog::RaftReplicatedLog(asio::any_io_executor state,
-                                     consensus::RaftNodeOptions options, bool observer)
+RaftReplicatedLog::RaftReplicatedLog(asio::io_context& state, consensus::RaftNodeOptions options,
+                                     bool observer, bool own_thread)
     : self_id_(options.id),
       observer_(observer),
-      raft_work_(raft_io_.get_executor()),
+      own_thread_(own_thread),
+      raft_io_(own_thread ? own_io_ : state),
+      raft_work_(own_io_.get_executor()),
       refresh_timer_(raft_io_),
       commands_(raft_io_.get_executor(), [this](std::vector<Command>& b) { run_commands(b); }),
-      events_(std::move(state), [this](std::vector<Event>& b) { dispatch(b); }) {
+      events_(state.get_executor(), [this](std::vector<Event>& b) { dispatch(b); }) {
   node_ = std::make_unique<consensus::RaftNode>(raft_io_, std::move(options), *this);
 }
 
@@ -46,6 +48,7 @@ bool RaftReplicatedLog::start(LogListener& listener, std::string* error) {
   refresh_figures();
   schedule_refresh();
   spdlog::info("raft: server {} listening for peers on port {}", node_->id(), node_->peer_port());
+  if (!own_thread_) return true;  // runs on the state thread's io_context
   raft_thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "zk-raft");  // shown by top -H, ps -L, perf
     raft_io_.run();
@@ -57,8 +60,11 @@ void RaftReplicatedLog::stop() {
   if (stopped_) return;
   stopped_ = true;
   stopping_ = true;
-  if (!raft_thread_.joinable()) {
+  if (!raft_thread_.joinable()) {  // on the state thread (or never started)
     node_->stop();
+    refresh_timer_.cancel();
+    commands_.close();
+    events_.close();
     return;
   }
   asio::post(raft_io_, [this] {

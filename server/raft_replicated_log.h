@@ -1,9 +1,12 @@
 #pragma once
-// RaftReplicatedLog: the production ReplicatedLog. A consensus::RaftNode (Raft core, LevelDB log
-// with group commit, peer transport) runs on a thread of its own, the Raft thread; this class
-// carries calls from the state thread to it and what it produces back, each way through one
-// BatchQueue, so a busy Raft thread takes a batch of proposals per wake-up and a busy state
-// thread a batch of committed entries.
+// RaftReplicatedLog: the production ReplicatedLog. In an ensemble a consensus::RaftNode (Raft
+// core, LevelDB log with group commit, peer transport) runs on a thread of its own, the Raft
+// thread; this class carries calls from the state thread to it and what it produces back, each
+// way through one BatchQueue, so a busy Raft thread takes a batch of proposals per wake-up and a
+// busy state thread a batch of committed entries. A standalone server's one-voter Raft has no
+// peers to talk to, so it runs on the state thread's io_context instead: the same queues, without
+// the two thread wake-ups per write that a thread of its own would cost (measured: docs/
+// benchmarks.md, "server pipeline").
 //
 // Snapshots: consensus asks for one (request_snapshot) on the Raft thread; the request travels
 // through the same queue as the committed entries, so the state thread serialises exactly the
@@ -36,7 +39,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
  public:
   // `state` is the state thread's executor: listener calls run there. nullptr + *error if the
   // config does not describe this server.
-  static std::unique_ptr<RaftReplicatedLog> create(boost::asio::any_io_executor state,
+  static std::unique_ptr<RaftReplicatedLog> create(boost::asio::io_context& state,
                                                    const Config& config, std::string* error);
   ~RaftReplicatedLog() override;
 
@@ -76,8 +79,8 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
     uint64_t fsyncs = 0;
   };
 
-  RaftReplicatedLog(boost::asio::any_io_executor state, consensus::RaftNodeOptions options,
-                    bool observer);
+  RaftReplicatedLog(boost::asio::io_context& state, consensus::RaftNodeOptions options,
+                    bool observer, bool own_thread);
 
   // Raft thread.
   void run_commands(std::vector<Command>& batch);
@@ -104,7 +107,9 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   std::atomic<bool> stopping_{false};
   bool stopped_ = false;
 
-  boost::asio::io_context raft_io_;
+  const bool own_thread_;
+  boost::asio::io_context own_io_;     // the Raft thread's, when it has one
+  boost::asio::io_context& raft_io_;  // own_io_, or the state thread's
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> raft_work_;
   boost::asio::steady_timer refresh_timer_;
   std::unique_ptr<consensus::RaftNode> node_;

@@ -333,7 +333,7 @@ TEST(DataLogDir, TheRaftLogIsWrittenThere) {
   boost::asio::io_context io;
   {
     IgnoringListener listener;
-    auto log = RaftReplicatedLog::create(io.get_executor(), c, &err);
+    auto log = RaftReplicatedLog::create(io, c, &err);
     ASSERT_NE(log, nullptr) << err;
     ASSERT_TRUE(log->start(listener, &err)) << err;  // opens the storage; io never runs
     log->stop();
