@@ -13,6 +13,15 @@
 
 namespace zkraft::server {
 
+// Back-pressure by bytes. Requests are read ahead of their replies (a network thread hands them
+// over before any reply exists), so the network side alone cannot bound what a client that does
+// not read makes the server hold: the state thread stops answering a connection while more than
+// kMaxUnwrittenBytes it sent there are not reported written, and a network thread reports what it
+// wrote every kWrittenReportBytes (a ClientMessage kWritten). Reports lag by less than
+// kWrittenReportBytes, so a connection whose client reads is never stuck.
+inline constexpr uint64_t kMaxUnwrittenBytes = 1 << 20;
+inline constexpr uint64_t kWrittenReportBytes = 256 << 10;
+
 class ClientIo {
  public:
   virtual ~ClientIo() = default;

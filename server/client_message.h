@@ -24,6 +24,7 @@ struct ClientMessage {
     kRequest,         // a later frame: `request` (body decoded unless `logged`)
     kFourLetterWord,  // the connection's first 4 bytes spell a 4lw: `word`
     kClosed,          // the connection is gone
+    kWritten,         // `written_bytes` more were written to the socket (client_io.h)
   };
   Kind kind = Kind::kRequest;
   uint64_t conn = 0;
@@ -34,6 +35,7 @@ struct ClientMessage {
   bool logged = false;       // a write: `record` holds the record bytes after the header
   std::string record;
   std::string word;          // kFourLetterWord
+  uint64_t written_bytes = 0;  // kWritten
   std::string remote_address;  // kOpened: "127.0.0.1"
   uint16_t remote_port = 0;
 };

@@ -32,6 +32,7 @@ struct Client {
   ConnectionStats stats;
   uint64_t packets_received = 0;
   uint64_t packets_sent = 0;
+  uint64_t unwritten_bytes = 0;  // sent to the connection, not yet reported written (client_io.h)
 };
 
 class ClientTable {

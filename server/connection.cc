@@ -5,6 +5,8 @@
 #include <array>
 #include <vector>
 
+#include "server/client_io.h"
+
 namespace zkraft::server {
 
 namespace asio = boost::asio;
@@ -153,9 +155,22 @@ void Connection::write_more() {
                       }
                       for (size_t i = 0; i < count; ++i) self->out_.pop_front();
                       self->out_bytes_ -= bytes;
+                      self->report_written(bytes);
                       self->write_more();
                       self->read_more();
                     });
+}
+
+void Connection::report_written(size_t bytes) {
+  unreported_written_ += bytes;
+  if (unreported_written_ < kWrittenReportBytes) return;
+  ClientMessage m;
+  m.kind = ClientMessage::Kind::kWritten;
+  m.conn = id_;
+  m.written_bytes = unreported_written_;
+  unreported_written_ = 0;
+  sink_.on_message(std::move(m));
+  sink_.flush();
 }
 
 void Connection::close_after_flush() {

@@ -60,6 +60,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void read_more();
   void parse_input(std::string_view bytes);
   void write_more();
+  void report_written(size_t bytes);
   bool want_read() const;
 
   boost::asio::ip::tcp::socket socket_;
@@ -86,6 +87,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool close_after_flush_ = false;
   bool closed_ = false;
   bool dropping_ = false;  // over kill_outbound_bytes: a close is on its way
+  uint64_t unreported_written_ = 0;  // written, not yet reported (kWritten)
 };
 
 }  // namespace zkraft::server

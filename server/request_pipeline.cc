@@ -89,6 +89,12 @@ void RequestPipeline::handle_message(ClientMessage& m) {
     forget_client(*c);
     return;
   }
+  if (m.kind == ClientMessage::Kind::kWritten) {
+    const bool was_held = c->unwritten_bytes >= kMaxUnwrittenBytes;
+    c->unwritten_bytes -= std::min(c->unwritten_bytes, m.written_bytes);
+    if (was_held) pump(*c);
+    return;
+  }
   if (c->closing) return;  // answered with a close: nothing more is read
   if (m.kind == ClientMessage::Kind::kFourLetterWord) {
     handle_four_letter_word(*c, m.word);
@@ -281,7 +287,9 @@ void RequestPipeline::submit(Client& c, QueuedRequest p, Txn txn, bool close_aft
 }
 
 void RequestPipeline::pump(Client& c) {
-  while (!c.queue.empty() && !c.closing) {
+  // A client that does not read what it is sent gets no more answers until it does (its queue
+  // then fills and flow control stops reading from it).
+  while (!c.queue.empty() && !c.closing && c.unwritten_bytes < kMaxUnwrittenBytes) {
     QueuedRequest& head = c.queue.front();
     ReadResult r;
     if (auto* read = std::get_if<QueuedRequest::Read>(&head.state)) {
@@ -325,6 +333,7 @@ void RequestPipeline::update_flow_control(Client& c) {
 
 void RequestPipeline::send(Client& c, std::string framed) {
   ++c.packets_sent;
+  c.unwritten_bytes += framed.size();
   io_.send(c.conn, std::move(framed));
 }
 

@@ -241,6 +241,24 @@ TEST_F(PipelineTest, AReadWithNothingBeforeItIsAnsweredAtOnce) {
   EXPECT_TRUE(io.all_flushed());
 }
 
+TEST_F(PipelineTest, AClientThatDoesNotReadGetsNoMoreAnswersUntilItsRepliesAreWritten) {
+  start();
+  handshake(1);
+  create(1, 1, "/big", std::string(300 << 10, 'b'));  // each getData reply is ~300 KB
+  const size_t before = frames(1);
+  for (int32_t xid = 2; xid <= 6; ++xid) request(1, xid, op::kGetData, jute::GetDataRequest{"/big", false});
+  // 4 replies (1.2 MB) exceed kMaxUnwrittenBytes: the 5th waits in the queue.
+  EXPECT_EQ(frames(1), before + 4);
+  // The network thread reports 512 KB written: back under the limit, the 5th goes.
+  ClientMessage written;
+  written.kind = ClientMessage::Kind::kWritten;
+  written.conn = 1;
+  written.written_bytes = 512 << 10;
+  deliver(written);
+  ASSERT_EQ(frames(1), before + 5);
+  EXPECT_EQ(frame(1, before + 4, op::kGetData).header.xid, 6);
+}
+
 TEST_F(PipelineTest, AWriteIsAnsweredWithTheZxidOfItsEntry) {
   start();
   handshake(1);
