@@ -5,7 +5,8 @@
 //   the state thread (`state_io`)   RequestPipeline: sessions, the tree, applying committed
 //                                   entries, reads, watches, the four-letter words
 //   the Raft thread                 RaftNode: the Raft core, its driver, the peer transport
-//                                   (inside RaftReplicatedLog)
+//                                   (inside RaftReplicatedLog; an ensemble only: a standalone
+//                                   server's one-voter Raft runs on the state thread)
 //   the storage thread              LevelDB writes and fsyncs (inside RaftNode)
 //
 // Hand-offs between them are BatchQueues. The caller runs `state_io` on one thread (main).
