@@ -336,17 +336,24 @@ void ZkStateMachine::apply_multi(const tree::TxnContext& ctx, const jute::MultiR
       resp.results.push_back(jute::MultiResult::error(res.err));
       continue;
     }
-    int32_t type = req.ops[i].type;
     jute::MultiResult mr;
-    mr.type = type;
+    mr.type = req.ops[i].type;
     mr.err = 0;
-    switch (type) {
-      case op::kCreate: mr.body = jute::CreateResponse{res.path}; break;
-      case op::kCreate2:
-      case op::kCreateContainer:
-      case op::kCreateTTL: mr.body = jute::Create2Response{res.path, res.stat}; break;
-      case op::kSetData: mr.body = jute::SetDataResponse{res.stat}; break;
-      default: mr.body = jute::EmptyResponse{}; break;
+    if (const auto* create = std::get_if<tree::CreateOp>(&ops[i])) {
+      // ZooKeeper 3.9's Op.Create: a container or TTL mode makes the op createContainer or
+      // createTTL, otherwise the op code stays; every create but a plain create (1) answers as
+      // create2 (15) with its Stat (OpResult.CreateResult), never 19 or 21.
+      const bool by_mode = jute::create_mode::is_container(create->mode) || jute::create_mode::is_ttl(create->mode);
+      if (mr.type == op::kCreate && !by_mode) {
+        mr.body = jute::CreateResponse{res.path};
+      } else {
+        mr.type = op::kCreate2;
+        mr.body = jute::Create2Response{res.path, res.stat};
+      }
+    } else if (mr.type == op::kSetData) {
+      mr.body = jute::SetDataResponse{res.stat};
+    } else {
+      mr.body = jute::EmptyResponse{};
     }
     resp.results.push_back(std::move(mr));
   }

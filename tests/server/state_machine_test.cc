@@ -179,6 +179,36 @@ TEST(ZkStateMachine, TtlNodesNeedExtendedTypes) {
   EXPECT_TRUE(on.tree().contains("/t"));
 }
 
+// ZooKeeper 3.9.4 (MultiOperationRecord keeps the op code, Op.Create.getOpcode turns a container or
+// TTL mode into createContainer/createTTL, FinalRequestProcessor answers those and create2 with
+// CreateResult(path, stat), type 15): only a plain create answers type 1 with the path alone.
+// 3.8 differs for create2 (it answers type 1): the differential suite compares the rest.
+TEST(ZkStateMachine, CreatesInAMultiAnswerCreate2WithAStatButAPlainCreate) {
+  ZkStateMachine sm(StateMachineOptions{true});
+  sm.apply(1, session_txn(1));
+  jute::MultiRequest m;
+  m.ops.push_back({op::kCreate, jute::CreateRequest{"/plain", {"", false}, kOpen, 0}});
+  m.ops.push_back({op::kCreate2, jute::CreateRequest{"/two", {"", false}, kOpen, 0}});
+  m.ops.push_back({op::kCreateContainer, jute::CreateRequest{"/box", {"", false}, kOpen, 4}});
+  m.ops.push_back({op::kCreateTTL, jute::CreateTTLRequest{"/ttl", {"", false}, kOpen, 5, 5000}});
+  m.ops.push_back({op::kCreate, jute::CreateRequest{"/box2", {"", false}, kOpen, 4}});
+  auto out = sm.apply(2, request(1, op::kMulti, bytes_of(m)));
+  ASSERT_EQ(out.err, err::kOk);
+  jute::Reader r(out.reply);
+  jute::MultiResponse resp;
+  ASSERT_TRUE(jute::decode(r, resp));
+  ASSERT_EQ(resp.results.size(), 5u);
+  EXPECT_EQ(resp.results[0].type, op::kCreate);
+  EXPECT_EQ(std::get<jute::CreateResponse>(resp.results[0].body).path, "/plain");
+  for (size_t i = 1; i < 5; ++i) {
+    EXPECT_EQ(resp.results[i].type, op::kCreate2) << i;
+    const auto& c = std::get<jute::Create2Response>(resp.results[i].body);
+    EXPECT_EQ(c.stat.czxid, 2) << i;
+  }
+  EXPECT_EQ(std::get<jute::Create2Response>(resp.results[2].body).path, "/box");
+  EXPECT_EQ(std::get<jute::Create2Response>(resp.results[4].body).path, "/box2");
+}
+
 TEST(ZkStateMachine, MalformedRequestIsAMarshallingErrorThatStillUsesAZxid) {
   ZkStateMachine sm;
   sm.apply(1, session_txn(1));
