@@ -24,6 +24,9 @@ struct LatencyStats {
   }
   int64_t min() const { return count ? min_ms : 0; }
   double avg() const { return count ? static_cast<double>(sum_ms) / count : 0.0; }
+  // What srvr, stat and mntr show: ZooKeeper's AvgMinMaxCounter.getAvg, the average rounded
+  // half-up to 4 decimals (new BigDecimal(avg).setScale(4, HALF_UP).doubleValue()).
+  double zookeeper_avg() const;
   void reset() { *this = LatencyStats{}; }
 };
 

@@ -38,7 +38,7 @@ ServerStatus collect_status(const StatusSources& s) {
   // Like ZooKeeper, a server that has no leader is not serving (4lw say so, clients are refused).
   st.serving = s.serving;
   st.min_latency_ms = s.stats->latency.min();
-  st.avg_latency_ms = s.stats->latency.avg();
+  st.avg_latency_ms = s.stats->latency.zookeeper_avg();
   st.max_latency_ms = s.stats->latency.max_ms;
   st.packets_received = static_cast<int64_t>(s.stats->packets_received);
   st.packets_sent = static_cast<int64_t>(s.stats->packets_sent);

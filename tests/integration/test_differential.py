@@ -20,6 +20,7 @@ The raw transcripts normalise zxids locally (see RawTranscript.finish).
 import json
 import logging
 import os
+import re
 import struct
 import sys
 import unittest
@@ -814,6 +815,37 @@ class Differential(unittest.TestCase):
             got = shapes(cand)
         self.assertEqual(expected["ruok"], "ruok is not executed because it is not in the whitelist.\n")
         self.assertEqual(expected, got)
+
+    def test_average_latency_is_printed_with_four_decimals_as_zookeeper_does(self):
+        # AvgMinMaxCounter.getAvg rounds the average half-up to 4 decimals (3.8 and 3.9), so
+        # srvr/stat say "Latency min/avg/max: 0/0.0167/1" and mntr "zk_avg_latency\t0.0167";
+        # parsers expect that shape. The values differ by nature: only their shape is compared.
+        shape = re.compile(r"^(\d+\.\d{1,4}|\d\.\d{1,4}E-\d+)$")
+
+        def averages(server):
+            zk = KazooClient(hosts=server.hosts, timeout=10.0)
+            zk.start(timeout=20)
+            try:
+                zk.ensure_path("/avg")
+                for i in range(60):
+                    zk.set("/avg", b"%d" % i)
+                    zk.get("/avg")
+            finally:
+                zk.stop()
+                zk.close()
+            srvr = [l for l in server.four_letter("srvr").splitlines() if l.startswith("Latency min/avg/max: ")]
+            mntr = [l for l in server.four_letter("mntr").splitlines() if l.startswith("zk_avg_latency\t")]
+            self.assertEqual((len(srvr), len(mntr)), (1, 1), (srvr, mntr))
+            return [srvr[0].split(": ", 1)[1].split("/")[1], mntr[0].split("\t", 1)[1]]
+
+        cfg = {"extra_cfg": {"4lw.commands.whitelist": "srvr, mntr"}}
+        with harness.Server(kind="zookeeper", name="reference-avg", **cfg) as ref:
+            expected = averages(ref)
+        with harness.Server(name="candidate-avg", **cfg) as cand:
+            got = averages(cand)
+        for who, values in (("zookeeper", expected), ("target", got)):
+            for v in values:
+                self.assertRegex(v, shape, "%s average latency %r" % (who, v))
 
     def test_random_operation_mixes_match_zookeeper(self):
         for seed in (1, 2, 3):
