@@ -5,9 +5,8 @@
 
 namespace zkraft::server {
 
-std::optional<std::string> digest_id(std::string_view cred) {
-  auto colon = cred.find(':');
-  if (colon == std::string_view::npos) return std::nullopt;
+std::string digest_id(std::string_view cred) {
+  const auto colon = cred.find(':');  // npos: the whole credential is the user part
   unsigned char hash[SHA_DIGEST_LENGTH];
   SHA1(reinterpret_cast<const unsigned char*>(cred.data()), cred.size(), hash);
   unsigned char b64[4 * ((SHA_DIGEST_LENGTH + 2) / 3) + 1];

@@ -1,13 +1,14 @@
 #pragma once
-// ZooKeeper's digest scheme: "user:password" becomes the id "user:BASE64(SHA1(user:password))".
+// ZooKeeper's digest scheme: the credential "user:password" becomes the id
+// "user:BASE64(SHA1(user:password))". Like DigestAuthenticationProvider.generateDigest, any bytes
+// are a credential: without a ':' the whole credential is the user part, so "" gives
+// ":BASE64(SHA1(""))" and "bob" gives "bob:BASE64(SHA1("bob"))".
 
-#include <optional>
 #include <string>
 #include <string_view>
 
 namespace zkraft::server {
 
-// nullopt when the credentials have no ':' separating user and password.
-std::optional<std::string> digest_id(std::string_view user_colon_password);
+std::string digest_id(std::string_view credential);
 
 }  // namespace zkraft::server

@@ -246,21 +246,26 @@ void RequestPipeline::handle_request(Client& c, ClientMessage& m) {
 }
 
 void RequestPipeline::handle_auth(Client& c, QueuedRequest& p, const jute::AuthPacket& a) {
-  // Identities change at once, so every later request carries them.
+  // Identities change at once, so every later request carries them. Each is kept once, as
+  // ZooKeeper's ServerCnxn.addAuthInfo keeps them.
   p.xid = jute::xid::kAuth;
-  std::optional<std::string> id;
-  if (a.scheme == "digest") id = digest_id(a.auth.bytes);
-  if (!id) {
+  auto add = [&c](jute::Id id) {
+    if (std::find(c.auth.begin(), c.auth.end(), id) == c.auth.end()) c.auth.push_back(std::move(id));
+  };
+  if (a.scheme == "digest") {
+    // DigestAuthenticationProvider: any credential digests to an id; the super digest adds super.
+    std::string id = digest_id(a.auth.bytes);
+    if (!config_.super_digest.empty() && id == config_.super_digest) add(jute::Id{"super", ""});
+    add(jute::Id{"digest", std::move(id)});
+  } else if (a.scheme == "ip") {
+    // IPAuthenticationProvider ignores the data: the peer's address is the identity.
+    add(jute::Id{"ip", c.remote_address});
+  } else {
     ++stats_.auth_failed;
     spdlog::info("session 0x{:x}: auth failed (scheme {})", c.session_id, a.scheme);
     p.state = QueuedRequest::Answered{
         reply_with_body(jute::ReplyHeader{jute::xid::kAuth, 0, err::kAuthFailed}), true};
     return;
-  }
-  jute::Id ident{"digest", *id};
-  if (std::find(c.auth.begin(), c.auth.end(), ident) == c.auth.end()) c.auth.push_back(ident);
-  if (!config_.super_digest.empty() && *id == config_.super_digest) {
-    c.auth.push_back(jute::Id{"super", ""});
   }
   p.state = QueuedRequest::Answered{reply_with_body(jute::ReplyHeader{jute::xid::kAuth, 0, err::kOk})};
 }

@@ -17,6 +17,7 @@
 #include "recording_client_io.h"
 #include "server/clock.h"
 #include "server/config.h"
+#include "server/digest_auth.h"
 #include "server/peer_message.h"
 #include "server/request_pipeline.h"
 #include "session/session_password.h"

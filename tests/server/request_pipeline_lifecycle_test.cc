@@ -274,6 +274,25 @@ TEST_F(PipelineTest, ADigestAuthAddsTheIdentityForLaterRequests) {
   EXPECT_EQ(info[1], (jute::ClientInfo{"digest", "alice"}));
 }
 
+TEST_F(PipelineTest, DigestTakesAnyCredentialAndIpAddsThePeerAddressOnceAsZooKeeperDoes) {
+  config.super_digest = digest_id("root:pw");
+  start();
+  handshake(1);
+  request(1, jute::xid::kAuth, op::kAuth, auth_packet("digest", ""));
+  request(1, jute::xid::kAuth, op::kAuth, auth_packet("digest", "nocolon"));
+  request(1, jute::xid::kAuth, op::kAuth, auth_packet("ip", "ignored"));
+  request(1, jute::xid::kAuth, op::kAuth, auth_packet("digest", "root:pw"));
+  for (size_t i = 1; i <= 4; ++i) EXPECT_EQ(frame(1, i, op::kAuth).header.err, err::kOk) << i;
+  EXPECT_FALSE(io.closed_after_flush(1));
+  request(1, 2, op::kWhoAmI, jute::EmptyRequest{});
+  const auto who = frame(1, 5, op::kWhoAmI);
+  const auto& info = std::get<jute::WhoAmIResponse>(who.body).client_info;
+  // ip (once: the connection's own), the two digests (user part only), super, root's digest.
+  std::vector<jute::ClientInfo> want{{"ip", "127.0.0.1"}, {"digest", ""}, {"digest", "nocolon"},
+                                     {"super", ""}, {"digest", "root"}};
+  EXPECT_EQ(info, want);
+}
+
 TEST_F(PipelineTest, AnAuthWithAnUnknownSchemeFailsAndCloses) {
   start();
   handshake(1);
