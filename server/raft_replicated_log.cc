@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "server/raft_options.h"
+#include "tree/invariant.h"  // server/ has no copy of its own: tree/ is below it
 
 namespace zkraft::server {
 
@@ -124,8 +125,12 @@ void RaftReplicatedLog::run_commands(std::vector<Command>& batch) {
 
 void RaftReplicatedLog::apply(const consensus::Entry& e) { events_.push(Apply{e.index, e.data}); }
 
-// Never called: request_snapshot() answers from the state thread instead.
-std::string RaftReplicatedLog::take_snapshot() { return {}; }
+// Never called: request_snapshot() answers from the state thread instead. If it were, an empty
+// answer would be stored as the state and the log compacted behind it: stop instead.
+std::string RaftReplicatedLog::take_snapshot() {
+  ZKRAFT_INVARIANT(false, "snapshots are answered through request_snapshot on the state thread");
+  return {};
+}
 
 void RaftReplicatedLog::request_snapshot(consensus::Index index, consensus::SnapshotReply reply) {
   events_.push(SnapshotWanted{index, std::move(reply)});

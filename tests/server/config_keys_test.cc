@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "command_line_args.h"
+
 #include <utility>  // before Boost 1.74 Asio, whose awaitable.hpp uses std::exchange without it
 #include <boost/asio.hpp>
 #include <filesystem>
@@ -31,19 +33,7 @@ std::string read(const std::string& path) {
   return ss.str();
 }
 
-class Args {
- public:
-  Args(std::initializer_list<std::string> args) : store_(args) {
-    store_.insert(store_.begin(), "zkraft-server");
-    for (auto& s : store_) ptrs_.push_back(s.data());
-  }
-  int argc() { return static_cast<int>(ptrs_.size()); }
-  char** argv() { return ptrs_.data(); }
-
- private:
-  std::vector<std::string> store_;
-  std::vector<char*> ptrs_;
-};
+using cli_testing::Args;
 
 // For every key: a non-default value and a check that reads the Config field directly, so a
 // table entry pointing at the wrong field fails here (the parsers go through the table).

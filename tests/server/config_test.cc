@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "command_line_args.h"
+
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -35,20 +37,7 @@ class TempDir {
   fs::path path_;
 };
 
-// argv for parse_command_line from a list of strings.
-class Args {
- public:
-  Args(std::initializer_list<std::string> args) : store_(args) {
-    store_.insert(store_.begin(), "zkraft-server");
-    for (auto& s : store_) ptrs_.push_back(s.data());
-  }
-  int argc() { return static_cast<int>(ptrs_.size()); }
-  char** argv() { return ptrs_.data(); }
-
- private:
-  std::vector<std::string> store_;
-  std::vector<char*> ptrs_;
-};
+using cli_testing::Args;
 
 std::string conf(const std::string& name) { return std::string(ZKRAFT_SOURCE_DIR) + "/conf/" + name; }
 
