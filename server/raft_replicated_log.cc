@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "server/forked_snapshot.h"
 #include "server/raft_options.h"
 #include "tree/invariant.h"  // server/ has no copy of its own: tree/ is below it
 
@@ -67,6 +68,7 @@ void RaftReplicatedLog::stop() {
     refresh_timer_.cancel();
     commands_.close();
     events_.close();
+    snapshot_child_.reset();  // after events_ closed: its answer goes nowhere
     return;
   }
   asio::post(raft_io_, [this] {
@@ -78,6 +80,7 @@ void RaftReplicatedLog::stop() {
   raft_thread_.join();
   commands_.close();
   events_.close();
+  snapshot_child_.reset();
 }
 
 // ---------------------------------------------------------------- state thread -> Raft thread
@@ -163,11 +166,54 @@ void RaftReplicatedLog::on_app_message(consensus::NodeId from, std::string paylo
   events_.push(Message{from, std::move(payload)});
 }
 
+void RaftReplicatedLog::take_snapshot_for(SnapshotWanted& want) {
+  if (want.in_process) {
+    // The child failed: serialise here after all, as of what is applied now (the driver takes
+    // a snapshot at any index it handed to apply).
+    want.reply(applied_index_, listener_->on_snapshot_request());
+    return;
+  }
+  // Everything up to want.index is applied and nothing after it: the child's image is exactly
+  // the state the driver asked for.
+  snapshot_child_.reset();  // the previous one has answered (one request at a time)
+  const auto forked_at = std::chrono::steady_clock::now();
+  std::string error;
+  snapshot_child_ = ForkedSnapshot::start(
+      [this] { return listener_->on_snapshot_request(); },
+      [this, index = want.index, reply = want.reply, forked_at](std::optional<std::string> bytes) {
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - forked_at)
+                            .count();
+        if (!bytes) {
+          spdlog::warn("snapshot at index {}: the child process failed after {} ms; serialising "
+                       "on the state thread instead", index, ms);
+          events_.push(SnapshotWanted{index, reply, true});
+          return;
+        }
+        spdlog::info("snapshot at index {}: {} bytes, serialised by a child process in {} ms",
+                     index, bytes->size(), ms);
+        reply(index, std::move(*bytes));
+      },
+      &error);
+  if (!snapshot_child_) {
+    spdlog::warn("snapshot at index {}: {}; serialising on the state thread", want.index, error);
+    want.reply(want.index, listener_->on_snapshot_request());
+    return;
+  }
+  const auto pause = std::chrono::duration_cast<std::chrono::microseconds>(
+                         std::chrono::steady_clock::now() - forked_at)
+                         .count();
+  spdlog::info("snapshot at index {}: a child process serialises it (fork paused the state thread "
+               "{:.1f} ms)", want.index, static_cast<double>(pause) / 1000.0);
+}
+
 void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
   for (auto& ev : batch) {
     if (auto* a = std::get_if<Apply>(&ev)) {
+      applied_index_ = a->index;
       listener_->on_apply(a->index, a->data);
     } else if (auto* r = std::get_if<Restore>(&ev)) {
+      applied_index_ = r->index;
       listener_->on_restore(r->index, r->data);
     } else if (auto* l = std::get_if<LeaderChanged>(&ev)) {
       leader_ = l->leader;
@@ -178,8 +224,7 @@ void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
     } else if (auto* m = std::get_if<Message>(&ev)) {
       listener_->on_peer_message(m->from, std::move(m->payload));
     } else {
-      auto& want = std::get<SnapshotWanted>(ev);
-      want.reply(want.index, listener_->on_snapshot_request());
+      take_snapshot_for(std::get<SnapshotWanted>(ev));
     }
   }
   listener_->on_batch_done();
