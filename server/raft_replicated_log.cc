@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "server/forked_snapshot.h"
@@ -93,6 +94,9 @@ void RaftReplicatedLog::send(uint64_t to, std::string payload) {
 void RaftReplicatedLog::add_peer(uint64_t id, const std::string& host, uint16_t port) {
   if (id != self_id_) commands_.push(AddPeer{id, host, port});
 }
+void RaftReplicatedLog::snapshot_now() { commands_.push(SnapshotNow{}); }
+void RaftReplicatedLog::transfer_leadership(uint64_t to) { commands_.push(TransferLeadership{to}); }
+
 void RaftReplicatedLog::change_membership(MembershipChange change, uint64_t id) {
   commands_.push(ChangeMembership{change, id});
 }
@@ -109,6 +113,10 @@ void RaftReplicatedLog::run_commands(std::vector<Command>& batch) {
       node_->send_app_message(s->to, std::move(s->payload));
     } else if (auto* a = std::get_if<AddPeer>(&c)) {
       node_->add_peer(a->id, consensus::PeerAddress{a->host, a->port});
+    } else if (std::holds_alternative<SnapshotNow>(c)) {
+      node_->snapshot_now();
+    } else if (auto* t = std::get_if<TransferLeadership>(&c)) {
+      transfer_leadership_now(t->to);
     } else {
       const auto& m = std::get<ChangeMembership>(c);
       consensus::ConfChange cc;
@@ -123,6 +131,23 @@ void RaftReplicatedLog::run_commands(std::vector<Command>& batch) {
       }
     }
   }
+}
+
+void RaftReplicatedLog::transfer_leadership_now(uint64_t to) {
+  const auto st = node_->status();
+  if (st.role != consensus::Role::kLeader) return;
+  if (to == 0) {
+    // Yield: to the other voter that holds the most of the log.
+    consensus::Index best = 0;
+    for (const auto& p : st.peers) {
+      const bool voter = std::find(st.membership.voters.begin(), st.membership.voters.end(), p.id) !=
+                         st.membership.voters.end();
+      if (voter && (to == 0 || p.match > best)) to = p.id, best = p.match;
+    }
+    if (to == 0) return;  // no other voter
+  }
+  auto e = node_->transfer_leadership(static_cast<consensus::NodeId>(to));
+  spdlog::info("raft: leadership transfer to server {}: {}", to, consensus::raft_error_name(e));
 }
 
 // ---------------------------------------------------------------- Raft thread -> state thread
@@ -256,6 +281,12 @@ void RaftReplicatedLog::refresh_figures() {
   s.leader_id = st.leader;
   s.term = st.term;
   s.commit_index = st.commit;
+  s.first_index = st.first_index;
+  s.first_term = st.first_term;
+  s.last_index = st.last_index;
+  s.last_term = st.last_term;
+  s.applied_index = node_->applied_index();  // handed to the state machine (the core's own lags)
+  s.snapshot_index = st.snapshot_index;
   if (st.membership.voters.size() == 1 && st.membership.learners.empty() && st.peers.empty()) {
     s.mode = "standalone";
   } else if (st.role == consensus::Role::kLeader) {

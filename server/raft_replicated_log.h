@@ -62,6 +62,8 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   MembershipView membership() const override;
   void add_peer(uint64_t id, const std::string& host, uint16_t port) override;
   void change_membership(MembershipChange change, uint64_t id) override;
+  void snapshot_now() override;
+  void transfer_leadership(uint64_t to) override;
 
  private:
   struct Propose { std::string entry; };
@@ -69,7 +71,10 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   struct Send { uint64_t to; std::string payload; };
   struct AddPeer { uint64_t id; std::string host; uint16_t port; };
   struct ChangeMembership { MembershipChange change; uint64_t id; };
-  using Command = std::variant<Propose, ReadIndex, Send, AddPeer, ChangeMembership>;
+  struct SnapshotNow {};
+  struct TransferLeadership { uint64_t to; };
+  using Command = std::variant<Propose, ReadIndex, Send, AddPeer, ChangeMembership, SnapshotNow,
+                               TransferLeadership>;
 
   struct Apply { uint64_t index; std::string data; };
   struct Restore { uint64_t index; std::string data; };
@@ -95,6 +100,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
 
   // Raft thread.
   void run_commands(std::vector<Command>& batch);
+  void transfer_leadership_now(uint64_t to);  // 0: to the most up-to-date other voter
   void refresh_figures();
   void schedule_refresh();
   void apply(const consensus::Entry& e) override;

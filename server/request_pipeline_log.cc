@@ -165,6 +165,11 @@ void RequestPipeline::on_peer_message(uint64_t from, std::string payload) {
   }
   if (auto* w = std::get_if<ForwardedWrite>(&*m)) {
     writes_.on_forwarded(std::move(w->txn));
+  } else if (std::holds_alternative<LeadershipRequest>(*m)) {
+    if (log_.is_leader()) {
+      spdlog::info("server {} asks for leadership (rqld): handing it over", from);
+      log_.transfer_leadership(from);
+    }
   } else {
     duties_.sessions_alive(std::get<SessionsAlive>(*m).session_ids, clock_.monotonic_ms());
   }

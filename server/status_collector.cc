@@ -35,6 +35,10 @@ ServerStatus collect_status(const StatusSources& s) {
   ServerStatus st;
   st.version = full_version();
   st.mode = s.replication.mode;
+  st.log = ServerStatus::LogFigures{s.replication.first_index, s.replication.first_term,
+                                    s.replication.last_index,  s.replication.last_term,
+                                    s.replication.applied_index, s.replication.commit_index,
+                                    s.replication.snapshot_index};
   // Like ZooKeeper, a server out of contact with a quorum is not serving (4lw say so, clients
   // are refused), unless it serves read-only clients.
   st.serving = s.serving;
