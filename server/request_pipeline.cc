@@ -27,6 +27,9 @@ DutyOptions duty_options(const Config& config) {
   DutyOptions o;
   o.tick_time_ms = config.tick_time_ms;
   o.standalone = config.standalone();
+  o.container_check_interval_ms = config.container_check_interval_ms;
+  o.container_max_per_minute = config.container_max_per_minute;
+  o.container_max_never_used_ms = config.container_max_never_used_ms;
   return o;
 }
 }  // namespace
@@ -374,7 +377,8 @@ void RequestPipeline::tick() {
 
 int64_t RequestPipeline::tick_interval_ms() const {
   // Expiry is decided in tick-sized buckets; checking twice a tick keeps the lag under a tick.
-  return std::max(10, config_.tick_time_ms / 2);
+  // A reaper interval shorter than that is kept too (a rig that sets it small wants it).
+  return std::max(10, std::min(config_.tick_time_ms / 2, config_.container_check_interval_ms));
 }
 
 }  // namespace zkraft::server
