@@ -64,6 +64,9 @@ void LeaderDuties::leader_changed(bool self, int64_t now_ms) {
   expiry_.reset_from(sm_.sessions(), now_ms);
   closing_.clear();
   reaping_.clear();
+  // ZooKeeper's new leader starts a ContainerManager whose first check is one interval away: a
+  // container emptied just before the election is not removed the moment a leader appears.
+  last_reap_ms_ = now_ms;
 }
 
 void LeaderDuties::tick(int64_t monotonic_ms, int64_t wall_ms) {

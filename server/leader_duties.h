@@ -11,7 +11,8 @@
 //    mtimes, i.e. the wall clock) and queues their removal; it proposes the queued removals at
 //    most znode.container.maxPerMinute per minute, the first at once and then one every
 //    60000 / maxPerMinute ms, as ContainerManager sleeps between its deletes. A path is queued or
-//    proposed at most once until its removal applies.
+//    proposed at most once until its removal applies. The first check comes one interval after
+//    this server becomes leader, as ContainerManager's timer starts with one interval's delay.
 //  - Membership: every server learns the peer addresses /zookeeper/config names; the leader moves
 //    Raft's membership to it one change at a time (new servers join as learners and are promoted
 //    once added; servers no longer named are removed, the leader itself last).

@@ -414,9 +414,13 @@ TEST_F(ReaperSettingsTest, ALeaderChangeDropsTheQueueAndTheNextLeaderFindsItAgai
   log.set_leader(1);
   d.leader_changed(true, kT0 + 130000);
   d.tick(kT0 + 130000, clock.wall_ms());
+  EXPECT_EQ(reaps().size(), 1u);  // a new leader's first check is one interval away
+  d.tick(kT0 + 189999, clock.wall_ms());
+  EXPECT_EQ(reaps().size(), 1u);
+  d.tick(kT0 + 190000, clock.wall_ms());
   // Both found again (the first removal never applied here); the first goes at once.
   EXPECT_EQ(reaps(), (std::vector<std::string>{"/a", "/a"}));
-  d.tick(kT0 + 190000, clock.wall_ms());
+  d.tick(kT0 + 250000, clock.wall_ms());
   EXPECT_EQ(reaps(), (std::vector<std::string>{"/a", "/a", "/b"}));
 }
 
