@@ -9,6 +9,8 @@ SERVER_JVMFLAGS), so the expected behaviour is ZooKeeper's.
                            Precedence: zoo.cfg's enforceQuota beats -Dzookeeper.enforceQuota
                            (QuorumPeerConfig sets "zookeeper." + key for keys it does not know).
   znode.container.checkIntervalMs  a small interval removes an empty container quickly.
+  on a 3-server ensemble         both: a follower's client is refused past the hard quota, and
+                                 the leader's reaper removes the container it emptied.
 
     ZK_TARGET=zkraft ZKRAFT_BIN=build/server/zkraft-server /usr/bin/python3 tests/integration/test_system_properties.py
 """
@@ -22,6 +24,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import zkwire as W  # noqa: E402
+from ensemble import Ensemble  # noqa: E402
 
 logging.basicConfig(level=logging.CRITICAL)
 
@@ -182,6 +185,34 @@ class ContainerInterval(unittest.TestCase):
                            stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn(b"-Dznode.container.checkIntervalMs", p.stderr)
+
+
+class EnsembleSettings(unittest.TestCase):
+    """The same -D words given to every member of a 3-server ensemble: a client of a follower has
+    its create refused past the hard quota (every member applies the check, so they must all
+    enforce), and the leader's reaper, on the small interval, removes a container the follower's
+    client emptied."""
+
+    FLAGS = ["-Dzookeeper.enforceQuota=true", "-Dznode.container.checkIntervalMs=100"]
+
+    def test_quota_and_reaper_settings_hold_on_an_ensemble(self):
+        for kind in ("zookeeper", None):
+            with self.subTest(kind=kind or "target"):
+                with Ensemble(3, kind=kind, name="props", jvm_flags=self.FLAGS) as ens:
+                    self.assertTrue(harness.wait_until(lambda: ens.leader() is not None, 30))
+                    follower = [m for m in ens.members if ens.mode(m) == "follower"][0]
+                    raw = W.RawSession(follower.host, follower.port, timeout_ms=10000)
+                    try:
+                        codes = [raw.create(p, d)[0] for p, d in (
+                            ("/q", b""), ("/zookeeper/quota/q", b""),
+                            ("/zookeeper/quota/q/zookeeper_limits",
+                             b"count=-1,bytes=-1=;byteHardLimit=-1;countHardLimit=2"),
+                            ("/zookeeper/quota/q/zookeeper_stats", b"count=0,bytes=0"),
+                            ("/q/a", b""), ("/q/b", b""))]
+                        self.assertEqual(codes, [0, 0, 0, 0, 0, QUOTA_EXCEEDED])
+                    finally:
+                        raw.close_session()
+                    self.assertTrue(container_gone_within(follower, 10.0))
 
 
 if __name__ == "__main__":
