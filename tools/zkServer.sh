@@ -26,7 +26,7 @@
 
 ZOOBIN="${BASH_SOURCE-$0}"
 ZOOBIN="$(dirname "${ZOOBIN}")"
-ZOOBINDIR="$(cd "${ZOOBIN}"; pwd)"
+ZOOBINDIR="$(cd "${ZOOBIN}" || exit 1; pwd)"
 ZOOKEEPER_PREFIX="${ZOOBINDIR}/.."
 
 # zkEnv.sh: --config <conf-dir> as the first two arguments.
@@ -141,8 +141,8 @@ case $1 in
 start)
   echo -n "Starting zookeeper ... "
   if [ -f "$ZOOPIDFILE" ]; then
-    if alive `cat "$ZOOPIDFILE"`; then
-      echo already running as process `cat "$ZOOPIDFILE"`.
+    if alive "$(cat "$ZOOPIDFILE")"; then
+      echo "already running as process $(cat "$ZOOPIDFILE")."
       exit 1
     fi
   fi
@@ -199,9 +199,9 @@ version)
   ;;
 restart)
   shift
-  "$0" stop ${@}
+  "$0" stop "$@"
   sleep 3
-  "$0" start ${@}
+  "$0" start "$@"
   ;;
 status)
   isSSL="false"
