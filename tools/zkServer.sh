@@ -210,6 +210,12 @@ status)
     clientPortAddress="localhost"
   fi
   clientPort="$(config_value clientPort client_port)"
+  case "$ZOOCFG" in
+    *.yaml|*.yml)  # zkraft's YAML defaults, where zoo.cfg has none
+      [ -n "$clientPort" ] || clientPort=2181
+      [ "$clientPortAddress" != "localhost" ] || clientPortAddress=127.0.0.1
+      ;;
+  esac
   if ! [[ "$clientPort" =~ ^[0-9]+$ ]]; then
     dataDir="$ZOO_DATADIR"
     myid=`cat "$dataDir/myid" 2> /dev/null`
