@@ -26,6 +26,7 @@ RaftReplicatedLog::RaftReplicatedLog(asio::io_context& state, consensus::RaftNod
                                      bool observer, bool own_thread)
     : self_id_(options.id),
       observer_(observer),
+      tick_ms_(options.tick_ms),
       own_thread_(own_thread),
       raft_io_(own_thread ? own_io_ : state),
       raft_work_(own_io_.get_executor()),
@@ -186,6 +187,14 @@ void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
 
 // ---------------------------------------------------------------- figures
 
+namespace {
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
 void RaftReplicatedLog::schedule_refresh() {
   refresh_timer_.expires_after(std::chrono::milliseconds(50));
   refresh_timer_.async_wait([this](boost::system::error_code ec) {
@@ -221,6 +230,11 @@ void RaftReplicatedLog::refresh_figures() {
   }
   f.membership = MembershipView{st.membership.voters, st.membership.learners};
   f.fsyncs = node_->fsync_count();
+  // The core counts whole ticks and reports them at the next refresh: the contact it saw is at
+  // least age ticks old, at most one tick more.
+  f.quorum_contact_ms = st.quorum_contact_age_ticks == consensus::RaftCore::kNoQuorumContact
+                            ? kNoQuorumContact
+                            : steady_ms() - static_cast<int64_t>(st.quorum_contact_age_ticks) * tick_ms_;
   std::lock_guard<std::mutex> lock(figures_mu_);
   figures_ = std::move(f);
 }
@@ -228,6 +242,17 @@ void RaftReplicatedLog::refresh_figures() {
 ReplicationStatus RaftReplicatedLog::replication_status() const {
   std::lock_guard<std::mutex> lock(figures_mu_);
   return figures_.replication;
+}
+
+int64_t RaftReplicatedLog::quorum_contact_age_ms() const {
+  int64_t contact;
+  {
+    std::lock_guard<std::mutex> lock(figures_mu_);
+    contact = figures_.quorum_contact_ms;
+  }
+  if (contact == kNoQuorumContact) return kNoQuorumContact;
+  // One tick more than measured: the age is never understated (the tick not yet counted).
+  return std::max<int64_t>(0, steady_ms() - contact) + tick_ms_;
 }
 
 uint64_t RaftReplicatedLog::fsync_count() const {

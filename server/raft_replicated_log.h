@@ -53,6 +53,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   void send(uint64_t to, std::string payload) override;
   ReplicationStatus replication_status() const override;
   uint64_t fsync_count() const override;
+  int64_t quorum_contact_age_ms() const override;
   MembershipView membership() const override;
   void add_peer(uint64_t id, const std::string& host, uint16_t port) override;
   void change_membership(MembershipChange change, uint64_t id) override;
@@ -77,6 +78,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
     ReplicationStatus replication;
     MembershipView membership;
     uint64_t fsyncs = 0;
+    int64_t quorum_contact_ms = kNoQuorumContact;  // steady clock ms of the last contact
   };
 
   RaftReplicatedLog(boost::asio::io_context& state, consensus::RaftNodeOptions options,
@@ -100,6 +102,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
 
   const uint64_t self_id_;
   const bool observer_;
+  const int64_t tick_ms_;
   LogListener* listener_ = nullptr;
   bool opening_ = false;          // open() runs on the state thread: restore directly
   uint64_t leader_ = 0;           // as the state thread has been told

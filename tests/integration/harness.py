@@ -102,7 +102,7 @@ class Server:
 
     def __init__(self, kind=None, binary=None, tick_time=500, min_session_timeout=1000,
                  max_session_timeout=60000, max_client_cnxns=60, extra_cfg=None,
-                 name="server", port=None, myid=None, jvm_flags=None):
+                 name="server", port=None, myid=None, jvm_flags=()):
         self.kind = kind or target_kind()
         self.binary = binary or os.environ.get("ZKRAFT_BIN")
         if self.kind == "zkraft" and not self.binary:
@@ -113,8 +113,9 @@ class Server:
         self.max_session_timeout = max_session_timeout
         self.max_client_cnxns = max_client_cnxns
         self.extra_cfg = dict(extra_cfg or {})
-        # JVM words (-Dname=value) as a rig would put them in SERVER_JVMFLAGS: on ZooKeeper's java
-        # command line, or in zkraft's SERVER_JVMFLAGS environment variable.
+        # JVM words (-Dname=value, e.g. -Dreadonlymode.enabled=true) as a rig would put them in
+        # SERVER_JVMFLAGS: on ZooKeeper's java command line, or in zkraft's SERVER_JVMFLAGS
+        # environment variable.
         self.jvm_flags = list(jvm_flags or [])
         self.host = "127.0.0.1"
         self.port = port
