@@ -198,7 +198,8 @@ TEST(ConfigKeys, EverySystemPropertySetsItsKeyAsADWordAndInZooCfg) {
                         "jute.maxbuffer", "zookeeper.extendedTypesEnabled",
                         "zookeeper.DigestAuthenticationProvider.superDigest", "zookeeper.snapCount",
                         "zookeeper.4lw.commands.whitelist", "zookeeper.forceSync",
-                        "zookeeper.globalOutstandingLimit", "zookeeper.admin.enableServer"}) {
+                        "zookeeper.globalOutstandingLimit", "zookeeper.admin.enableServer",
+                        "readonlymode.enabled"}) {
     EXPECT_NE(find_sysprop_key(p), nullptr) << p;
   }
   EXPECT_GE(checked, 12u);
