@@ -27,6 +27,9 @@ DutyOptions duty_options(const Config& config) {
   DutyOptions o;
   o.tick_time_ms = config.tick_time_ms;
   o.standalone = config.standalone();
+  o.container_check_interval_ms = config.container_check_interval_ms;
+  o.container_max_per_minute = config.container_max_per_minute;
+  o.container_max_never_used_ms = config.container_max_never_used_ms;
   return o;
 }
 }  // namespace
@@ -39,7 +42,8 @@ RequestPipeline::RequestPipeline(const Config& config, ReplicatedLog& log, Clien
       clock_(clock),
       random_(std::move(random)),
       started_ms_(clock.monotonic_ms()),
-      sm_(StateMachineOptions{config.extended_types_enabled, config.reconfig_enabled}),
+      sm_(StateMachineOptions{config.extended_types_enabled, config.reconfig_enabled,
+                              config.enforce_quota}),
       watches_(static_cast<size_t>(std::max(0, config.max_watches_per_connection))),
       session_ids_(config.server_id, clock.wall_ms()),
       reads_(sm_, watches_, *this),
@@ -396,7 +400,9 @@ int64_t RequestPipeline::tick_interval_ms() const {
   // Expiry is decided in tick-sized buckets; checking twice a tick keeps the lag under a tick.
   // At most a twelfth of the smallest session timeout: the quorum-contact bound's reasoning
   // (serving_gate.h) counts on it, for the gate's checks and for followers' liveness reports.
-  return std::max(10, std::min(config_.tick_time_ms / 2, config_.min_session_timeout() / 12));
+  // A reaper interval shorter than that is kept too (a rig that sets it small wants it).
+  return std::max(10, std::min({config_.tick_time_ms / 2, config_.min_session_timeout() / 12,
+                                config_.container_check_interval_ms}));
 }
 
 }  // namespace zkraft::server

@@ -30,6 +30,7 @@ void RequestPipeline::on_apply(uint64_t index, std::string_view data) {
   const bool mine = txn->origin_server == log_.self_id() && txn->origin_request != 0 &&
                     writes_.waiting(txn->origin_request);
   ApplyOutcome out = sm_.apply(static_cast<int64_t>(index), *txn, mine);
+  if (!out.quota_warning.empty()) spdlog::warn("{}", out.quota_warning);
   release_syncs();
   // Events first: a client must see the event before any reply that shows the change.
   deliver(out.triggers, out.zxid);

@@ -113,7 +113,10 @@ class Server:
         self.max_session_timeout = max_session_timeout
         self.max_client_cnxns = max_client_cnxns
         self.extra_cfg = dict(extra_cfg or {})
-        self.jvm_flags = list(jvm_flags)  # ZooKeeper only: system properties such as -Dreadonlymode.enabled
+        # JVM words (-Dname=value, e.g. -Dreadonlymode.enabled=true) as a rig would put them in
+        # SERVER_JVMFLAGS: on ZooKeeper's java command line, or in zkraft's SERVER_JVMFLAGS
+        # environment variable.
+        self.jvm_flags = list(jvm_flags or [])
         self.host = "127.0.0.1"
         self.port = port
         self.proc = None
@@ -182,8 +185,11 @@ class Server:
         log = open(self.log_path, "ab")
         log.write(("\n===== start #%d: %s =====\n" % (self.starts + 1, " ".join(self._command()))).encode())
         log.flush()
+        env = None
+        if self.kind == "zkraft" and self.jvm_flags:
+            env = dict(os.environ, SERVER_JVMFLAGS=" ".join(self.jvm_flags))
         self.proc = subprocess.Popen(self._command(), stdin=subprocess.DEVNULL, stdout=log,
-                                     stderr=subprocess.STDOUT, cwd=self.dir,
+                                     stderr=subprocess.STDOUT, cwd=self.dir, env=env,
                                      preexec_fn=_die_with_parent)
         log.close()
         self.starts += 1
