@@ -33,7 +33,9 @@ std::string RequestPipeline::render_status(std::string_view cmd) {
     // ClickHouse Keeper's answers. rqld and ydld report the request sent, not its outcome: the
     // operator watches srvr's Mode for the change.
     if (cmd == "csnp") {
-      const uint64_t at = log_.replication_status().applied_index;
+      // What this state machine has applied (a zxid is its log index): the snapshot consensus
+      // takes covers at least that much.
+      const auto at = static_cast<uint64_t>(sm_.last_zxid());
       log_.snapshot_now();
       return std::to_string(at);
     }

@@ -62,7 +62,7 @@ class RaftWords(unittest.TestCase):
 
         leader = self.ens.leader()
         at = int(leader.four_letter("csnp"))
-        self.assertGreater(at, 0)
+        self.assertGreater(at, 0, lgif(leader))
         self.assertTrue(harness.wait_until(lambda: lgif(leader)[1]["last_snapshot_idx"] >= at, WAIT),
                         lgif(leader))
 

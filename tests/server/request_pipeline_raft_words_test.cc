@@ -33,8 +33,10 @@ class FollowerRaftWordsTest : public RaftWordsTest {
   FollowerRaftWordsTest() : RaftWordsTest(2) {}
 };
 
+// Applied comes from the state machine itself (exact); the rest from consensus' last report.
 TEST_F(RaftWordsTest, LgifShowsTheLogBounds) {
   start();
+  handshake(9);  // one entry applied: index 1
   ReplicationStatus r;
   r.mode = "leader";
   r.first_index = 5;
@@ -47,16 +49,22 @@ TEST_F(RaftWordsTest, LgifShowsTheLogBounds) {
   log.set_replication_status(r);
   EXPECT_EQ(word(1, "lgif"),
             "first_log_idx\t5\nfirst_log_term\t2\nlast_log_idx\t101\nlast_log_term\t3\n"
-            "last_committed_log_idx\t100\nleader_committed_log_idx\t101\n"
+            "last_committed_log_idx\t1\nleader_committed_log_idx\t101\n"
             "target_committed_log_idx\t101\nlast_snapshot_idx\t50\n");
+  // A report older than what was applied never shows commit below applied.
+  r.commit_index = 0;
+  log.set_replication_status(r);
+  EXPECT_NE(word(2, "lgif").find("leader_committed_log_idx\t1\n"), std::string::npos);
 }
 
 TEST_F(RaftWordsTest, CsnpAsksForASnapshotAndAnswersTheIndexItCovers) {
   start();
+  handshake(9);
+  handshake(8);  // two entries applied
   ReplicationStatus r;
-  r.applied_index = 77;
+  r.applied_index = 77;  // consensus' (possibly stale) figure is not what csnp answers
   log.set_replication_status(r);
-  EXPECT_EQ(word(1, "csnp"), "77");
+  EXPECT_EQ(word(1, "csnp"), "2");
   EXPECT_EQ(log.snapshots_asked(), 1);
 }
 
