@@ -90,6 +90,8 @@ struct Config {
 
   // Threads serving client connections (NetworkPool); 0 = one per core, at most 4.
   int32_t network_threads = 0;
+  // Requests slower than this (received to replied) are logged with the time of each stage.
+  int32_t slow_request_threshold_ms = 1000;
 
   std::vector<PeerConfig> servers;      // empty (or just this server) = standalone
 

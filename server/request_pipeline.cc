@@ -14,6 +14,7 @@
 #include "server/four_letter_words.h"
 #include "server/membership_text.h"
 #include "server/replies.h"
+#include "server/slow_request_log.h"
 #include "session/session_password.h"
 #include "session/session_timeout.h"
 
@@ -222,6 +223,8 @@ void RequestPipeline::handle_request(Client& c, ClientMessage& m) {
   p.xid = m.request.header.xid;
   p.op = m.request.header.type;
   p.received_ms = m.received_ms;
+  p.handled_ms = c.last_heard_ms;  // now
+  if (m.logged && config_.slow_request_threshold_ms > 0) p.path = write_path(p.op, m.record);
   if (rc == err::kUnimplemented) {
     // ZooKeeper answers an unknown op with Unimplemented, then drops the connection.
     spdlog::info("session 0x{:x}: unknown op {}; closing", c.session_id, p.op);
@@ -329,10 +332,16 @@ void RequestPipeline::pump(Client& c) {
     }
     QueuedRequest p = c.queue.pop_front();
     --outstanding_;
-    const int64_t latency = clock_.monotonic_ms() - p.received_ms;
+    const int64_t now = clock_.monotonic_ms();
+    const int64_t latency = now - p.received_ms;
     if (!p.is_connect && p.op != op::kPing) {
       stats_.latency.record(latency);
       c.stats.latency.record(latency);
+      if (auto line = slow_request_line(p, c.session_id, now, config_.slow_request_threshold_ms)) {
+        ++stats_.slow_requests;
+        spdlog::warn("{}", *line);
+        stats_.last_slow_request = std::move(*line);
+      }
     }
     c.stats.last_op = p.is_connect ? op::kCreateSession : p.op;
     c.stats.last_cxid = p.xid;

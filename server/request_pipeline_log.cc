@@ -81,13 +81,16 @@ void RequestPipeline::answer_own(const Txn& txn, const ApplyOutcome& out) {
                             out.err == err::kOk ? std::string_view(out.reply) : std::string_view());
     close_after = out.err == err::kSessionExpired;
   }
+  p->answered_ms = clock_.monotonic_ms();
   c->queue.answer(w->seq, std::move(reply), close_after);
   pump(*c);
 }
 
 void RequestPipeline::answer(const Waiter& w, std::string reply, bool close_after) {
   Client* c = clients_.find(w.conn);
-  if (!c || !c->queue.answer(w.seq, std::move(reply), close_after)) return;
+  if (!c) return;
+  if (QueuedRequest* p = c->queue.find(w.seq)) p->answered_ms = clock_.monotonic_ms();
+  if (!c->queue.answer(w.seq, std::move(reply), close_after)) return;
   pump(*c);
 }
 

@@ -97,6 +97,7 @@ ServerStatus collect_status(const StatusSources& s) {
   st.open_file_descriptor_count = s.file_descriptors.first;
   st.max_file_descriptor_count = s.file_descriptors.second;
   st.auth_failed_count = static_cast<int64_t>(s.stats->auth_failed);
+  st.slow_requests = static_cast<int64_t>(s.stats->slow_requests);
   st.extra_metrics.emplace_back("fsync_count", std::to_string(s.fsyncs));
   const auto& repl = s.replication;
   if (repl.mode == "leader") {

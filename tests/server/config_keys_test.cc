@@ -79,6 +79,7 @@ const std::map<std::string, Sample>& samples() {
       {"enforce_quota", {"true", [](const Config& c) { return c.enforce_quota; }}},
       {"joining", {"true", [](const Config& c) { return c.joining; }}},
       {"network_threads", {"3", [](const Config& c) { return c.network_threads == 3; }}},
+      {"slow_request_threshold_ms", {"250", [](const Config& c) { return c.slow_request_threshold_ms == 250; }}},
       {"init_limit", {"8", [](const Config& c) { return c.init_limit == 8; }}},
       {"sync_limit", {"9", [](const Config& c) { return c.sync_limit == 9; }}},
   };
