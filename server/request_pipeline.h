@@ -73,6 +73,7 @@ class RequestPipeline final : public LogListener, private EventSink {
   const ZkStateMachine& state() const { return sm_; }
   const ClientTable& clients() const { return clients_; }
   const ServerStats& stats() const { return stats_; }
+  ServingMode serving_mode() const { return gate_.mode(); }
 
  private:
   // Ingress (request_pipeline.cc).

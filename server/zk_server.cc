@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "server/systemd_notify.h"
+
 #include <algorithm>
 #include <thread>
 
@@ -54,6 +56,7 @@ bool ZkServer::start() {
 void ZkServer::stop() {
   if (stopped_) return;
   stopped_ = true;
+  systemd_notify("STOPPING=1");
   tick_timer_.cancel();
   pipeline_->close_all_clients();
   log_->stop();
@@ -63,10 +66,24 @@ void ZkServer::stop() {
 void ZkServer::tick() {
   if (stopped_) return;
   pipeline_->tick();
+  report_serving_mode();
   tick_timer_.expires_after(std::chrono::milliseconds(pipeline_->tick_interval_ms()));
   tick_timer_.async_wait([this](boost::system::error_code ec) {
     if (!ec) tick();
   });
+}
+
+void ZkServer::report_serving_mode() {
+  const ServingMode mode = pipeline_->serving_mode();
+  if (reported_mode_ && *reported_mode_ == mode) return;
+  reported_mode_ = mode;
+  // systemd (Type=notify) counts the service started once it serves clients.
+  std::string status = "STATUS=" + std::string(serving_mode_name(mode));
+  if (mode == ServingMode::kServing && !told_ready_) {
+    told_ready_ = true;
+    status = "READY=1\n" + status;
+  }
+  systemd_notify(status);
 }
 
 }  // namespace zkraft::server

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -42,6 +43,8 @@ class ZkServer {
 
  private:
   void tick();
+  // Tells systemd (if it started us) when serving starts or stops: READY=1 the first time.
+  void report_serving_mode();
 
   boost::asio::io_context& io_;
   Config config_;
@@ -52,6 +55,8 @@ class ZkServer {
   NetworkPool network_;
   boost::asio::steady_timer tick_timer_;
   bool stopped_ = false;
+  std::optional<ServingMode> reported_mode_;
+  bool told_ready_ = false;
 };
 
 }  // namespace zkraft::server
