@@ -132,6 +132,7 @@ bool parse_yaml_config(std::string_view text, Config& cfg, std::string* error) {
   } catch (const YAML::Exception& e) {
     return fail(error, "YAML: " + std::string(e.what()));
   }
+  if (!cfg.admin_enabled) cfg.admin_port = 0;  // as zoo.cfg's admin.enableServer=false
   warn_ignored_keys(given, Config{}, cfg);
   return true;
 }
