@@ -67,6 +67,9 @@ class RequestPipeline final : public LogListener, private EventSink {
   void on_batch_done() override;
 
   ServerStatus status() const;
+  // For the AdminServer (request_pipeline_admin.cc): resets what `reset` says, then status()
+  // with the consensus figures the admin commands show (ids, term, membership).
+  ServerStatus admin_status(StatsReset reset);
   const ZkStateMachine& state() const { return sm_; }
   const ClientTable& clients() const { return clients_; }
 

@@ -3,7 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <fstream>
+#include <future>
+#include <sstream>
 #include <thread>
+
+#include <boost/asio/post.hpp>
 
 namespace zkraft::server {
 
@@ -11,6 +16,16 @@ namespace {
 int network_thread_count(const Config& config) {
   if (config.network_threads > 0) return config.network_threads;
   return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+}
+
+constexpr int64_t kAdminFetchTimeoutMs = 2000;
+
+std::string read_file(const std::string& path) {
+  if (path.empty()) return "";
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 ConnectionLimits connection_limits(const Config& config) {
@@ -47,13 +62,69 @@ bool ZkServer::start() {
     return false;
   }
   spdlog::info("{} network thread(s) serve client connections", network_.threads());
+  if (!start_admin()) {
+    exit_code_ = 4;
+    return false;
+  }
   tick();
   return true;
+}
+
+bool ZkServer::start_admin() {
+  if (!config_.admin_enabled || config_.admin_port == 0) return true;
+  admin_context_.config = &config_;
+  admin_context_.initial_configuration = read_file(config_.source_file);
+  admin_context_.fetch_status = [this](StatsReset reset) { return fetch_admin_status(reset); };
+  admin_context_.trace_mask = &trace_mask_;
+  admin_context_.fetch_timeout_ms = kAdminFetchTimeoutMs;
+  AdminServer::Options o;
+  o.address = config_.admin_address;
+  o.port = static_cast<uint16_t>(config_.admin_port);
+  o.idle_timeout_ms = config_.admin_idle_timeout_ms;
+  admin_ = std::make_unique<AdminServer>(
+      [this](const AdminRequest& r) { return handle_admin_request(r, admin_context_); }, o);
+  std::string error;
+  if (!admin_->start(&error)) {
+    admin_.reset();
+    if (config_.standalone()) {
+      spdlog::error("Unable to start AdminServer, exiting abnormally: {}", error);
+      return false;
+    }
+    spdlog::warn("Problem starting AdminServer: {}", error);
+    return true;
+  }
+  spdlog::info("Started AdminServer on address {}, port {} and command URL {}",
+               config_.admin_address, admin_->port(), config_.admin_command_url);
+  return true;
+}
+
+std::optional<ServerStatus> ZkServer::fetch_admin_status(StatsReset reset) {
+  // Only the posted handler owns the promise: after a timeout it may still answer, into a
+  // future nobody reads; dropped unrun (the state thread stopped), it breaks the promise.
+  auto promise = std::make_shared<std::promise<ServerStatus>>();
+  std::future<ServerStatus> future = promise->get_future();
+  boost::asio::post(io_, [this, promise = std::move(promise), reset] {
+    if (!stopped_) promise->set_value(pipeline_->admin_status(reset));
+  });
+  if (future.wait_for(std::chrono::milliseconds(kAdminFetchTimeoutMs)) !=
+      std::future_status::ready) {
+    return std::nullopt;
+  }
+  ServerStatus st;
+  try {
+    st = future.get();
+  } catch (const std::future_error&) {
+    return std::nullopt;  // broken promise: the server is stopping
+  }
+  st.data_dir_size = directory_bytes(config_.data_dir);
+  st.log_dir_size = directory_bytes(raft_log_dir(config_));
+  return st;
 }
 
 void ZkServer::stop() {
   if (stopped_) return;
   stopped_ = true;
+  if (admin_) admin_->stop();  // first: it may be waiting for this (state) thread
   tick_timer_.cancel();
   pipeline_->close_all_clients();
   log_->stop();
