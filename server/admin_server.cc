@@ -138,7 +138,7 @@ class AdminServer::Session : public std::enable_shared_from_this<AdminServer::Se
 };
 
 AdminServer::AdminServer(Handler handler, Options options)
-    : handler_(std::move(handler)), options_(std::move(options)), acceptor_(io_) {}
+    : handler_(std::move(handler)), options_(std::move(options)), acceptor_(io_), retry_(io_) {}
 
 AdminServer::~AdminServer() { stop(); }
 
@@ -175,13 +175,19 @@ void AdminServer::stop() {
 void AdminServer::accept() {
   acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      if (open_->load() >= options_.max_connections) {
-        boost::system::error_code ignored;
-        socket.close(ignored);
-      } else {
-        std::make_shared<Session>(std::move(socket), *this)->read();
-      }
+    if (ec) {
+      // Out of descriptors, say: try again a little later rather than spin.
+      retry_.expires_after(std::chrono::milliseconds(100));
+      retry_.async_wait([this](boost::system::error_code e) {
+        if (!e) accept();
+      });
+      return;
+    }
+    if (open_->load() >= options_.max_connections) {
+      boost::system::error_code ignored;
+      socket.close(ignored);
+    } else {
+      std::make_shared<Session>(std::move(socket), *this)->read();
     }
     accept();
   });

@@ -13,6 +13,7 @@
 #include <utility>  // before Boost 1.74 Asio, whose awaitable.hpp uses std::exchange without it
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
 #include <cstddef>
@@ -58,6 +59,7 @@ class AdminServer {
   Options options_;
   boost::asio::io_context io_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer retry_;  // accept again after an accept error
   std::thread thread_;
   uint16_t port_ = 0;
   std::shared_ptr<std::atomic<int>> open_ = std::make_shared<std::atomic<int>>(0);

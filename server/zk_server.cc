@@ -103,12 +103,15 @@ std::optional<ServerStatus> ZkServer::fetch_admin_status(StatsReset reset) {
   // future nobody reads; dropped unrun (the state thread stopped), it breaks the promise.
   auto promise = std::make_shared<std::promise<ServerStatus>>();
   std::future<ServerStatus> future = promise->get_future();
+  if (admin_stopping_) return std::nullopt;
   boost::asio::post(io_, [this, promise = std::move(promise), reset] {
     if (!stopped_) promise->set_value(pipeline_->admin_status(reset));
   });
-  if (future.wait_for(std::chrono::milliseconds(kAdminFetchTimeoutMs)) !=
-      std::future_status::ready) {
-    return std::nullopt;
+  // In slices, so that stop() (on the state thread, which then cannot answer) does not wait out
+  // the whole bound.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAdminFetchTimeoutMs);
+  while (future.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+    if (admin_stopping_ || std::chrono::steady_clock::now() >= deadline) return std::nullopt;
   }
   ServerStatus st;
   try {
@@ -124,7 +127,10 @@ std::optional<ServerStatus> ZkServer::fetch_admin_status(StatsReset reset) {
 void ZkServer::stop() {
   if (stopped_) return;
   stopped_ = true;
-  if (admin_) admin_->stop();  // first: it may be waiting for this (state) thread
+  if (admin_) {
+    admin_stopping_ = true;  // a request waiting for this (state) thread gives up at once
+    admin_->stop();
+  }
   tick_timer_.cancel();
   pipeline_->close_all_clients();
   log_->stop();

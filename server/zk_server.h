@@ -17,6 +17,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -67,6 +68,7 @@ class ZkServer {
   bool stopped_ = false;
   int exit_code_ = 1;
   std::unique_ptr<AdminServer> admin_;
+  std::atomic<bool> admin_stopping_{false};
   AdminContext admin_context_;  // used only on the admin thread
   int64_t trace_mask_ = 306;    // ZooTrace's default text trace mask; admin thread only
 };

@@ -109,8 +109,12 @@ def shape(v, name=""):
         return ["list", shape(v[0], name) if v else "empty"]
     if t == "object":
         if name in MAPS:
-            return ["map", sorted({key_form(k) for k in v}),
-                    shape(next(iter(v.values())), "") if v else "empty"]
+            # The shapes of all values; an empty list only counts when nothing else is there
+            # (ZooKeeper's expiry queue keeps an emptied bucket for a while).
+            values = {json.dumps(shape(x, "")) for x in v.values()}
+            if len(values) > 1:
+                values.discard(json.dumps(["list", "empty"]))
+            return ["map", sorted({key_form(k) for k in v}), sorted(values)]
         return {k: shape(x, k) for k, x in v.items()}
     return t
 
