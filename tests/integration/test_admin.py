@@ -16,7 +16,8 @@ on: the Jetty 9 jars its manifest names plus servlet-api.jar). Both servers get 
     (405: 3.8 has no POST; 3.9.4 has one for restore), a path outside the command URL (404).
 
 zkraft only: /health and /ready, snapshot/restore refused without credentials, the idle timeout,
-and the admin port answering while the client port is kept busy.
+the admin port answering while the client port is kept busy, and a 3-server ensemble (health
+503 without a quorum, 200 with one; the members agree on leader, voting view and Raft leader).
 
     ZK_TARGET=zkraft ZKRAFT_BIN=build/server/zkraft-server /usr/bin/python3 tests/integration/test_admin.py
 """
@@ -350,6 +351,71 @@ class AdminServerVsZooKeeper(unittest.TestCase):
             s.close()
         self.assertGreaterEqual(waited, 0.2)
         self.assertLess(waited, 3.0)
+
+
+
+def wait_for(fn, timeout=20.0):
+    """fn() until it returns a true value (returned) or the time is up (the last value)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            v = fn()
+        except OSError:
+            v = None
+        if v or time.monotonic() >= deadline:
+            return v
+        time.sleep(0.1)
+
+
+class AdminEnsemble(unittest.TestCase):
+    """zkraft only: a 3-server ensemble with an AdminServer on every member. One member alone
+    has no quorum: /health and /ready say 503 and why, server commands are refused as ZooKeeper
+    refuses them; once a quorum forms, every member is healthy and the members agree on the
+    leader, the voting view and the Raft term."""
+
+    def setUp(self):
+        if harness.target_kind() != "zkraft":
+            self.skipTest("zkraft's own endpoints")
+        import ensemble
+        self.ens = ensemble.Ensemble(3, name="adm")
+        for m in self.ens.members:
+            m.admin_port = harness.free_port()
+
+    def tearDown(self):
+        self.ens.close()
+
+    def test_health_follows_the_quorum_and_members_agree_on_the_leader(self):
+        first = self.ens.members[0]
+        first.launch()
+        health = wait_for(lambda: request(first.admin_port, "GET", "/health", timeout=2))
+        self.assertIsNotNone(health, first.log_tail(20))
+        self.assertEqual(health[0::2], (503, "no leader known: not in a quorum, not serving clients\n"))
+        self.assertEqual(request(first.admin_port, "GET", "/ready")[0], 503)
+        status, _, j = get_json(first.admin_port, "/commands/stat")
+        self.assertEqual((status, j), (200, {"command": "stat", "error":
+                                             "This ZooKeeper instance is not currently serving requests"}))
+        status, _, z = get_json(first.admin_port, "/commands/zabstate")  # not server-required
+        self.assertEqual((status, z["zabstate"], z["myid"], z["voting"]), (200, "election", 1, True))
+
+        for m in self.ens.members[1:]:
+            m.launch()
+        for m in self.ens.members:
+            ok = wait_for(lambda: request(m.admin_port, "GET", "/health", timeout=2)[0] == 200, 30)
+            self.assertTrue(ok, m.log_tail(20))
+        leaders = [get_json(m.admin_port, "/commands/leader")[2] for m in self.ens.members]
+        self.assertEqual(sum(1 for j in leaders if j["is_leader"]), 1, leaders)
+        self.assertEqual(len({j["leader_id"] for j in leaders}), 1, leaders)
+        self.assertIn(leaders[0]["leader_id"], (1, 2, 3))
+        self.assertEqual({j["leader_ip"] for j in leaders}, {"127.0.0.1"})
+        for m in self.ens.members:
+            view = get_json(m.admin_port, "/commands/voting_view")[2]["current_config"]
+            self.assertEqual(sorted(view), ["1", "2", "3"])
+            self.assertEqual({v["learner_type"] for v in view.values()}, {"participant"})
+            z = get_json(m.admin_port, "/commands/zabstate")[2]
+            self.assertEqual((z["zabstate"], z["voting"], z["myid"]), ("broadcast", True, m.myid))
+            self.assertEqual(z["raft"]["leader_id"], leaders[0]["leader_id"])
+            body = request(m.admin_port, "GET", "/health")[2]
+            self.assertRegex(body, r"^ok: serving as (leader|follower), leader [123], term \d+\n$")
 
 
 if __name__ == "__main__":
