@@ -194,7 +194,8 @@ class AdminServerVsZooKeeper(unittest.TestCase):
     def test_same_commands_listed_and_39_adds_snapshot_and_restore(self):
         zk, zr = self.answers["zookeeper"], self.answers["zkraft"]
         self.assertEqual(len(zk["names"]), 26)
-        self.assertEqual(set(zr["names"]) - set(zk["names"]), ADDED_IN_39)
+        added = ADDED_IN_39 if harness.target_kind() == "zkraft" else set()  # 3.8 against itself
+        self.assertEqual(set(zr["names"]) - set(zk["names"]), added)
         self.assertEqual(set(zk["names"]) - set(zr["names"]), set())
         # The shared part, link for link and in order (primary names sorted).
         shared = zr["listing"]
