@@ -4,8 +4,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 
 #include "server/admin_commands.h"
+#include "server/digest_auth.h"
 
 namespace zkraft::server {
 
@@ -99,9 +102,52 @@ std::string not_answering(const AdminContext& ctx) {
          std::to_string(ctx.fetch_timeout_ms) + " ms";
 }
 
+// CommandResponse with no data: {"command": <primary>, "error": null}.
+std::string empty_response(const AdminCommand& cmd) {
+  Json j;
+  j["command"] = std::string(cmd.primary());
+  j["error"] = nullptr;
+  return j.dump(2);
+}
+
+// snapshot and restore, once the caller has ALL on "/".
+AdminReply run_authorized(const AdminCommand& cmd, bool is_post,
+                          const std::map<std::string, std::string>& params, const AdminContext& ctx) {
+  if (cmd.primary() != "snapshot" || is_post) {
+    // Restoring a whole state is not offered (yet): answered as ZooKeeper does with
+    // zookeeper.admin.restore.enabled=false. GET restore: ZooKeeper fails (PostCommand.runGet
+    // gives null); 405 says it plainly.
+    if (!is_post) return AdminReply{405, "text/plain", "HTTP method GET is not supported by this URL\n"};
+    return json_reply(503, empty_response(cmd));
+  }
+  std::optional<AdminSnapshot> snap = ctx.snapshot ? ctx.snapshot() : std::nullopt;
+  if (!snap) return refusal(503, cmd.primary(), not_answering(ctx));
+  // SnapshotCommand: the zxid and size as headers; the bytes as the body unless streaming=false
+  // (Boolean.parseBoolean: only "true", any case, is true).
+  bool streaming = true;
+  if (auto it = params.find("streaming"); it != params.end()) {
+    std::string v = it->second;
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+    streaming = v == "true";
+  }
+  char zxid[24];
+  std::snprintf(zxid, sizeof zxid, "0x%llx", static_cast<unsigned long long>(snap->last_zxid));
+  AdminReply r;
+  r.headers = {{"last_zxid", zxid}, {"snapshot_size", std::to_string(snap->data.size())}};
+  if (streaming) {
+    r.content_type = "application/octet-stream";
+    r.body = std::move(snap->data);
+  } else {
+    r.content_type = "application/json";
+    r.body = empty_response(cmd);
+  }
+  return r;
+}
+
 AdminReply run_command(const std::string& method, const std::string& asked,
                        const std::map<std::string, std::string>& params,
-                       const std::optional<std::string>& authorization, const AdminContext& ctx) {
+                       const std::optional<std::string>& authorization,
+                       const std::string& remote_address, const AdminContext& ctx) {
   const AdminCommand* cmd = find_admin_command(asked);
   // Commands.runCommand answers an unknown name with 200 and the error (for GET and POST).
   if (cmd == nullptr) return refusal(200, asked, "Unknown command: " + asked);
@@ -116,17 +162,12 @@ AdminReply run_command(const std::string& method, const std::string& asked,
   if (cmd->server_required && !status->serving) return refusal(200, asked, std::string(kNotServing));
   if (cmd->needs_auth) {
     if (!authorization) return refusal(401, asked, "Auth info is missing for the command");
-    // zkraft does not take or restore snapshots through the admin port (yet): with credentials
-    // it answers as ZooKeeper does with zookeeper.admin.{snapshot,restore}.enabled=false.
-    Json j;
-    j["command"] = std::string(cmd->primary());
-    j["error"] = nullptr;
-    return json_reply(503, j.dump(2));
-  }
-  if (!is_post && cmd->post) {
-    // PostCommand.runGet gives null; ZooKeeper then fails as above. Only reachable for a POST
-    // command without auth, which ZooKeeper does not have.
-    return AdminReply{405, "text/plain", "HTTP method GET is not supported by this URL\n"};
+    auto ids = admin_auth_ids(*authorization, remote_address, ctx.config->super_digest);
+    if (!ids) return refusal(401, asked, "Not authenticated");
+    std::optional<bool> allowed = ctx.authorize ? ctx.authorize(*ids) : std::nullopt;
+    if (!allowed) return refusal(503, asked, not_answering(ctx));
+    if (!*allowed) return refusal(403, asked, "Not authorized");
+    return run_authorized(*cmd, is_post, params, ctx);
   }
   return json_reply(200, render_admin_command(*cmd, *status, ctx, params));
 }
@@ -140,6 +181,32 @@ const AdminCommand* find_admin_command(std::string_view name) {
     if (std::find(c.names.begin(), c.names.end(), name) != c.names.end()) return &c;
   }
   return nullptr;
+}
+
+std::optional<std::vector<jute::Id>> admin_auth_ids(std::string_view authorization,
+                                                    std::string_view remote_address,
+                                                    const std::string& super_digest) {
+  // String.split(" "): empty parts inside count, trailing empty parts are dropped.
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    size_t sp = authorization.find(' ', start);
+    parts.push_back(authorization.substr(start, sp == std::string_view::npos ? sp : sp - start));
+    if (sp == std::string_view::npos) break;
+    start = sp + 1;
+  }
+  while (!parts.empty() && parts.back().empty()) parts.pop_back();
+  if (parts.size() != 1 && parts.size() != 2) return std::nullopt;
+  if (parts[0] == "digest" && parts.size() == 2) {
+    std::vector<jute::Id> ids;
+    std::string id = digest_id(parts[1]);
+    if (!super_digest.empty() && id == super_digest) ids.push_back(jute::Id{"super", ""});
+    ids.push_back(jute::Id{"digest", std::move(id)});
+    return ids;
+  }
+  if (parts[0] == "ip" && !remote_address.empty()) {
+    return std::vector<jute::Id>{jute::Id{"ip", std::string(remote_address)}};
+  }
+  return std::nullopt;
 }
 
 std::string url_decode(std::string_view s) {
@@ -200,7 +267,7 @@ AdminReply handle_admin_request(const AdminRequest& req, const AdminContext& ctx
   const std::string cmd = path.size() > url.size() + 1 ? path.substr(url.size() + 1) : "";
   if (cmd.empty()) return command_links(url);
   return run_command(req.method == "POST" ? "POST" : "GET", cmd, query_params(query),
-                     req.authorization, ctx);
+                     req.authorization, req.remote_address, ctx);
 }
 
 }  // namespace zkraft::server

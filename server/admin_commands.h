@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jute/data.h"
 #include "server/config.h"
 #include "server/server_status.h"
 
@@ -49,12 +50,27 @@ struct AdminRequest {
   std::string method;          // "GET", "POST", ...
   std::string target;          // "/commands/stat?x=1" (as sent: not yet decoded)
   std::optional<std::string> authorization;  // the Authorization header, if sent
+  std::string remote_address;  // the peer's IP, for the "ip" scheme
 };
 
 struct AdminReply {
+  AdminReply() = default;
+  AdminReply(int status_code, std::string type, std::string text)
+      : status(status_code), content_type(std::move(type)), body(std::move(text)) {}
+
   int status = 200;
   std::string content_type;    // empty: no Content-Type header (as Jetty sends the command list)
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra ones (snapshot's last_zxid)
+};
+
+// What the snapshot command streams: the state in zkraft's own snapshot format (the one
+// consensus stores; not ZooKeeper's snapshot file format), as of last_zxid. It is serialised
+// on the state thread, as consensus' snapshots are: a large tree holds the clients that long.
+// ZooKeeper's rate limit (one per zookeeper.admin.rateLimiterIntervalInMS) is not applied yet.
+struct AdminSnapshot {
+  std::string data;
+  int64_t last_zxid = 0;
 };
 
 struct AdminContext {
@@ -63,6 +79,10 @@ struct AdminContext {
   // The status from the state thread, after the reset asked for; nullopt if it did not answer.
   std::function<std::optional<ServerStatus>(StatsReset)> fetch_status;
   int64_t* trace_mask = nullptr;      // get/set_trace_mask (ZooTrace's process-wide mask)
+  // For the commands behind authorisation (snapshot, restore), on the state thread: whether the
+  // ids have ALL on "/", and the state; nullopt if it did not answer.
+  std::function<std::optional<bool>(const std::vector<jute::Id>&)> authorize;
+  std::function<std::optional<AdminSnapshot>()> snapshot;
   int64_t fetch_timeout_ms = 0;       // for the message when fetch_status fails
 };
 
@@ -77,6 +97,14 @@ std::string render_admin_command(const AdminCommand& cmd, const ServerStatus& st
 
 // The plain-text answer of /health and /ready: (status code, one line).
 std::pair<int, std::string> health_answer(const std::optional<ServerStatus>& status, bool ready);
+
+// Commands.handleAuthentication: the Authorization header "<scheme> <auth>" (or "<scheme>"
+// alone) to ids. "digest user:password" gives the digest id (and super when it is the super
+// digest), "ip" the peer's address; anything else (another scheme, a digest without its
+// credential, more than two words): nullopt, which ZooKeeper answers 401 "Not authenticated".
+std::optional<std::vector<jute::Id>> admin_auth_ids(std::string_view authorization,
+                                                    std::string_view remote_address,
+                                                    const std::string& super_digest);
 
 // "%2F" -> "/", "+" kept (a path, not a form); invalid escapes are kept as written.
 std::string url_decode(std::string_view s);

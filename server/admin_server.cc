@@ -60,6 +60,9 @@ class AdminServer::Session : public std::enable_shared_from_this<AdminServer::Se
     if (auto it = req.find(http::field::authorization); it != req.end()) {
       r.authorization = std::string(it->value());
     }
+    beast::error_code peer_ec;
+    auto peer = stream_.socket().remote_endpoint(peer_ec);
+    if (!peer_ec) r.remote_address = peer.address().to_string();
     AdminReply reply = server_.handler_(r);
     res_ = {};
     res_.version(req.version());
@@ -71,6 +74,7 @@ class AdminServer::Session : public std::enable_shared_from_this<AdminServer::Se
   void fill(AdminReply& reply, bool head) {
     res_.result(static_cast<unsigned>(reply.status));
     if (!reply.content_type.empty()) res_.set(http::field::content_type, reply.content_type);
+    for (const auto& [name, value] : reply.headers) res_.set(name, value);
     const size_t size = reply.body.size();
     if (!head) res_.body() = std::move(reply.body);
     res_.content_length(size);  // HEAD: the length GET would send, no body

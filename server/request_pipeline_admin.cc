@@ -3,7 +3,12 @@
 // posts to the state thread and waits (admin_server.h).
 #include "server/request_pipeline.h"
 
+#include "jute/errors.h"
+#include "tree/acl.h"
+
 namespace zkraft::server {
+
+namespace err = jute::err;
 
 ServerStatus RequestPipeline::admin_status(StatsReset reset) {
   // The same resets as the 4lw crst/srst (render_status).
@@ -23,6 +28,23 @@ ServerStatus RequestPipeline::admin_status(StatsReset reset) {
   st.voters = std::move(m.voters);
   st.learners = std::move(m.learners);
   return st;
+}
+
+bool RequestPipeline::admin_allowed(const std::vector<jute::Id>& ids, int32_t perm,
+                                    std::string_view path) const {
+  std::vector<jute::ACL> acl;
+  jute::Stat stat;
+  // Read as super: the ACL itself, unmasked; whether the caller may use it is checked below.
+  if (sm_.tree().get_acl(path, {jute::Id{"super", ""}}, acl, stat) != err::kOk) return false;
+  for (int32_t bit = 1; bit <= perm; bit <<= 1) {
+    if ((perm & bit) != 0 && !tree::acl_allows(acl, bit, ids, sm_.tree().schemes())) return false;
+  }
+  return true;
+}
+
+std::string RequestPipeline::admin_snapshot(int64_t* last_zxid) const {
+  if (last_zxid != nullptr) *last_zxid = sm_.last_zxid();
+  return sm_.serialize();
 }
 
 }  // namespace zkraft::server

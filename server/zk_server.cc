@@ -76,6 +76,17 @@ bool ZkServer::start_admin() {
   admin_context_.initial_configuration = read_file(config_.source_file);
   admin_context_.fetch_status = [this](StatsReset reset) { return fetch_admin_status(reset); };
   admin_context_.trace_mask = &trace_mask_;
+  admin_context_.authorize = [this](const std::vector<jute::Id>& ids) {
+    return on_state_thread<bool>(
+        [this, ids] { return pipeline_->admin_allowed(ids, jute::perms::kAll, "/"); });
+  };
+  admin_context_.snapshot = [this] {
+    return on_state_thread<AdminSnapshot>([this] {
+      AdminSnapshot snap;
+      snap.data = pipeline_->admin_snapshot(&snap.last_zxid);
+      return snap;
+    });
+  };
   admin_context_.fetch_timeout_ms = kAdminFetchTimeoutMs;
   AdminServer::Options o;
   o.address = config_.admin_address;
@@ -98,29 +109,36 @@ bool ZkServer::start_admin() {
   return true;
 }
 
-std::optional<ServerStatus> ZkServer::fetch_admin_status(StatsReset reset) {
+template <class T>
+std::optional<T> ZkServer::on_state_thread(std::function<T()> fn) {
   // Only the posted handler owns the promise: after a timeout it may still answer, into a
   // future nobody reads; dropped unrun (the state thread stopped), it breaks the promise.
-  auto promise = std::make_shared<std::promise<ServerStatus>>();
-  std::future<ServerStatus> future = promise->get_future();
+  auto promise = std::make_shared<std::promise<T>>();
+  std::future<T> future = promise->get_future();
   if (admin_stopping_) return std::nullopt;
-  boost::asio::post(io_, [this, promise = std::move(promise), reset] {
-    if (!stopped_) promise->set_value(pipeline_->admin_status(reset));
+  boost::asio::post(io_, [this, promise = std::move(promise), fn = std::move(fn)] {
+    if (!stopped_) promise->set_value(fn());
   });
   // In slices, so that stop() (on the state thread, which then cannot answer) does not wait out
   // the whole bound.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAdminFetchTimeoutMs);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kAdminFetchTimeoutMs);
   while (future.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
     if (admin_stopping_ || std::chrono::steady_clock::now() >= deadline) return std::nullopt;
   }
-  ServerStatus st;
   try {
-    st = future.get();
+    return future.get();
   } catch (const std::future_error&) {
     return std::nullopt;  // broken promise: the server is stopping
   }
-  st.data_dir_size = directory_bytes(config_.data_dir);
-  st.log_dir_size = directory_bytes(raft_log_dir(config_));
+}
+
+std::optional<ServerStatus> ZkServer::fetch_admin_status(StatsReset reset) {
+  auto st = on_state_thread<ServerStatus>([this, reset] { return pipeline_->admin_status(reset); });
+  if (st) {
+    st->data_dir_size = directory_bytes(config_.data_dir);
+    st->log_dir_size = directory_bytes(raft_log_dir(config_));
+  }
   return st;
 }
 

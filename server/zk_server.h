@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -53,8 +54,11 @@ class ZkServer {
  private:
   void tick();
   bool start_admin();
-  // The status for the admin thread: posted to the state thread, waited for at most
-  // kAdminFetchTimeoutMs (nullopt after that); directory sizes are read on the admin thread.
+  // For the admin thread: runs fn on the state thread and waits for its result, at most
+  // kAdminFetchTimeoutMs (nullopt after that, or once the server stops).
+  template <class T>
+  std::optional<T> on_state_thread(std::function<T()> fn);
+  // The status; directory sizes are read on the admin thread.
   std::optional<ServerStatus> fetch_admin_status(StatsReset reset);
 
   boost::asio::io_context& io_;

@@ -15,7 +15,8 @@ on: the Jetty 9 jars its manifest names plus servlet-api.jar). Both servers get 
   - the same refusals: an unknown command, PUT/DELETE (405), TRACE (403), POST to a GET command
     (405: 3.8 has no POST; 3.9.4 has one for restore), a path outside the command URL (404).
 
-zkraft only: /health and /ready, snapshot/restore refused without credentials, the idle timeout,
+zkraft only: /health and /ready, snapshot/restore refused without credentials, snapshot with
+credentials (allowed by the ACL of "/", its bytes and last_zxid header), the idle timeout,
 the admin port answering while the client port is kept busy, and a 3-server ensemble (health
 503 without a quorum, 200 with one; the members agree on leader, voting view and Raft leader).
 
@@ -64,7 +65,8 @@ EQUAL_COUNTS = [("stats", ("node_count",)), ("server_stats", ("server_stats", "n
 
 ZKRAFT_ONLY = {"test_health_and_ready", "test_snapshot_and_restore_are_refused_without_credentials",
                "test_admin_port_answers_while_the_client_port_is_busy",
-               "test_an_idle_connection_is_closed"}
+               "test_an_idle_connection_is_closed",
+               "test_snapshot_with_credentials_follows_the_root_acl"}
 
 
 def request(port, method, path, headers=None, timeout=10.0):
@@ -291,6 +293,46 @@ class AdminServerVsZooKeeper(unittest.TestCase):
         self.assertEqual((status, json.loads(body)),
                          (401, {"command": "snapshot", "error": "Auth info is missing for the command"}))
         self.assertEqual(request(port, "POST", "/commands/restore")[0], 401)
+
+    def test_snapshot_with_credentials_follows_the_root_acl(self):
+        # A server of its own: the test changes the ACL of "/".
+        from kazoo.security import make_digest_acl
+        srv = start_with_admin(name="admin-snap")
+        try:
+            c = KazooClient(hosts=srv.hosts, timeout=10.0)
+            c.start(timeout=15)
+            c.create("/snap", b"v" * 100)
+            port = srv.admin_port
+            zxid = "0x%x" % c.exists("/snap").mzxid
+
+            def snap(auth, path="/commands/snapshot"):
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                try:
+                    conn.request("GET", path, headers={"Authorization": auth})
+                    r = conn.getresponse()
+                    return r.status, dict(r.getheaders()), r.read()
+                finally:
+                    conn.close()
+
+            status, headers, body = snap("digest bob:pw")  # "/" is world:anyone:cdrwa
+            self.assertEqual(status, 200)
+            self.assertEqual(headers["Content-Type"], "application/octet-stream")
+            self.assertEqual(headers["last_zxid"], zxid)
+            self.assertEqual(int(headers["snapshot_size"]), len(body))
+            self.assertGreater(len(body), 100)
+            status, headers, body = snap("digest bob:pw", "/commands/snapshot?streaming=false")
+            self.assertEqual((status, json.loads(body)), (200, {"command": "snapshot", "error": None}))
+            # Only alice may do everything on "/" now; ip is not enough either.
+            c.add_auth("digest", "alice:pw")
+            c.set_acls("/", [make_digest_acl("alice", "pw", all=True)])
+            self.assertEqual(snap("digest bob:pw")[0:3:2], (403, b'{\n  "command": "snapshot",\n  "error": "Not authorized"\n}'))
+            self.assertEqual(snap("ip")[0], 403)
+            self.assertEqual(snap("digest alice:pw")[0], 200)
+            self.assertEqual(snap("sasl alice")[0], 401)
+            c.stop()
+            c.close()
+        finally:
+            srv.close()
 
     def test_admin_port_answers_while_the_client_port_is_busy(self):
         srv = self.servers["zkraft"]

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "server/admin_commands.h"
+#include "server/digest_auth.h"
 
 namespace zkraft::server {
 namespace {
@@ -64,11 +65,19 @@ class AdminCommandsTest : public ::testing::Test {
       if (!answering) return std::nullopt;
       return status;
     };
+    context.authorize = [this](const std::vector<jute::Id>& ids) -> std::optional<bool> {
+      authorized_ids = ids;
+      if (!answering) return std::nullopt;
+      return allow;
+    };
+    context.snapshot = [this]() -> std::optional<AdminSnapshot> {
+      return AdminSnapshot{"SNAPSHOT-BYTES", 0x100000002};
+    };
   }
 
   AdminReply get(const std::string& target, const std::string& method = "GET",
                  std::optional<std::string> auth = std::nullopt) {
-    return handle_admin_request(AdminRequest{method, target, std::move(auth)}, context);
+    return handle_admin_request(AdminRequest{method, target, std::move(auth), "10.0.0.9"}, context);
   }
   Json json(const std::string& target) {
     AdminReply r = get(target);
@@ -83,6 +92,8 @@ class AdminCommandsTest : public ::testing::Test {
   bool answering = true;
   int64_t trace_mask = 306;
   std::vector<StatsReset> resets;
+  bool allow = true;
+  std::vector<jute::Id> authorized_ids;
 };
 
 TEST(AdminCommandTable, HasZooKeeper394sCommandsAndAliases) {
@@ -359,10 +370,56 @@ TEST_F(AdminCommandsTest, SnapshotAndRestoreAreRefusedWithoutCredentials) {
   EXPECT_EQ(Json::parse(r.body),
             (Json{{"command", "snapshot"}, {"error", "Auth info is missing for the command"}}));
   EXPECT_EQ(get("/commands/restore", "POST").status, 401);
-  // With credentials: not offered (yet), answered as ZooKeeper with the feature switched off.
-  AdminReply with = get("/commands/snap", "GET", "digest root:secret");
-  EXPECT_EQ(with.status, 503);
-  EXPECT_EQ(Json::parse(with.body), (Json{{"command", "snapshot"}, {"error", nullptr}}));
+  // Credentials that name no identity (Commands.handleAuthentication).
+  for (const char* bad : {"digest", "sasl bob", "digest a b", ""}) {
+    AdminReply n = get("/commands/snap", "GET", bad);
+    EXPECT_EQ(n.status, 401) << bad;
+    EXPECT_EQ(Json::parse(n.body), (Json{{"command", "snap"}, {"error", "Not authenticated"}})) << bad;
+  }
+  EXPECT_TRUE(authorized_ids.empty());  // none of them reached the ACL check
+  // An identity without ALL on "/".
+  allow = false;
+  AdminReply denied = get("/commands/snapshot", "GET", "digest bob:secret");
+  EXPECT_EQ(denied.status, 403);
+  EXPECT_EQ(Json::parse(denied.body)["error"], "Not authorized");
+  EXPECT_EQ(authorized_ids, (std::vector<jute::Id>{{"digest", digest_id("bob:secret")}}));
+  EXPECT_EQ(get("/commands/restore", "POST", "digest bob:secret").status, 403);
+  // The state thread does not answer: said so, nothing taken.
+  answering = false;
+  EXPECT_EQ(get("/commands/snapshot", "GET", "digest bob:secret").status, 503);
+}
+
+TEST_F(AdminCommandsTest, SnapshotWithCredentialsStreamsTheStateWithItsZxid) {
+  AdminReply r = get("/commands/snapshot", "GET", "digest bob:secret");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.content_type, "application/octet-stream");
+  EXPECT_EQ(r.body, "SNAPSHOT-BYTES");
+  using Headers = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(r.headers, (Headers{{"last_zxid", "0x100000002"}, {"snapshot_size", "14"}}));
+  AdminReply meta = get("/commands/snapshot?streaming=FALSE", "GET", "ip");
+  EXPECT_EQ(authorized_ids, (std::vector<jute::Id>{{"ip", "10.0.0.9"}}));
+  EXPECT_EQ(meta.status, 200);
+  EXPECT_EQ(Json::parse(meta.body), (Json{{"command", "snapshot"}, {"error", nullptr}}));
+  EXPECT_EQ(meta.headers, (Headers{{"last_zxid", "0x100000002"}, {"snapshot_size", "14"}}));
+  // Restore is not offered: ZooKeeper's answer with it switched off.
+  AdminReply restore = get("/commands/restore", "POST", "digest bob:secret");
+  EXPECT_EQ(restore.status, 503);
+  EXPECT_EQ(Json::parse(restore.body), (Json{{"command", "restore"}, {"error", nullptr}}));
+  EXPECT_EQ(get("/commands/restore", "GET", "digest bob:secret").status, 405);
+}
+
+TEST(AdminAuth, DigestIpAndSuperAsZooKeepersProviders) {
+  using Ids = std::vector<jute::Id>;
+  EXPECT_EQ(admin_auth_ids("digest bob:pw", "1.2.3.4", ""), (Ids{{"digest", digest_id("bob:pw")}}));
+  const std::string super = digest_id("super:pw");
+  EXPECT_EQ(admin_auth_ids("digest super:pw", "1.2.3.4", super),
+            (Ids{{"super", ""}, {"digest", super}}));
+  EXPECT_EQ(admin_auth_ids("ip", "1.2.3.4", ""), (Ids{{"ip", "1.2.3.4"}}));
+  EXPECT_EQ(admin_auth_ids("digest bob:pw ", "1.2.3.4", ""),  // split drops the trailing empty part
+            (Ids{{"digest", digest_id("bob:pw")}}));
+  EXPECT_EQ(admin_auth_ids("digest", "1.2.3.4", ""), std::nullopt);
+  EXPECT_EQ(admin_auth_ids("x509 cn", "1.2.3.4", ""), std::nullopt);
+  EXPECT_EQ(admin_auth_ids("digest  bob:pw", "1.2.3.4", ""), std::nullopt);  // three parts
 }
 
 TEST_F(AdminCommandsTest, HealthAndReady) {

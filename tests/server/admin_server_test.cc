@@ -1,6 +1,7 @@
 // AdminServer over a real socket on 127.0.0.1 (port 0): answers through its handler on its own
-// thread, keeps a connection across requests, bounds the request (431, 413, 400), sends HEAD
-// without a body, closes an idle connection, and reports a port it cannot bind.
+// thread (with the handler's extra headers, given the peer's address), keeps a connection
+// across requests, bounds the request (431, 413, 400), sends HEAD without a body, closes an idle
+// connection, and reports a port it cannot bind.
 
 #include <gtest/gtest.h>
 
@@ -30,7 +31,9 @@ class AdminServerTest : public ::testing::Test {
     server = std::make_unique<AdminServer>(
         [this](const AdminRequest& r) {
           ++calls;
-          return AdminReply{200, "text/plain", r.method + " " + r.target};
+          AdminReply reply{200, "text/plain", r.method + " " + r.target};
+          reply.headers = {{"last_zxid", "0x5"}, {"peer", r.remote_address}};
+          return reply;
         },
         o);
     std::string error;
@@ -70,6 +73,8 @@ TEST_F(AdminServerTest, AnswersAndKeepsTheConnection) {
   EXPECT_EQ(first.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << first;
   EXPECT_NE(first.find("Content-Type: text/plain\r\n"), std::string::npos);
   EXPECT_NE(first.find("Content-Length: 10\r\n"), std::string::npos);
+  EXPECT_NE(first.find("last_zxid: 0x5\r\n"), std::string::npos) << first;
+  EXPECT_NE(first.find("peer: 127.0.0.1\r\n"), std::string::npos) << first;
   boost::asio::write(s, boost::asio::buffer(std::string(
                             "HEAD /h HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")));
   std::string second = read_all(s);
