@@ -120,6 +120,13 @@ AdminReply run_authorized(const AdminCommand& cmd, bool is_post,
     if (!is_post) return AdminReply{405, "text/plain", "HTTP method GET is not supported by this URL\n"};
     return json_reply(503, empty_response(cmd));
   }
+  if (ctx.monotonic_ms && ctx.last_snapshot_ms) {
+    const int64_t now = ctx.monotonic_ms();
+    if (*ctx.last_snapshot_ms >= 0 && now - *ctx.last_snapshot_ms < kSnapshotIntervalMs) {
+      return json_reply(429, empty_response(cmd));
+    }
+    *ctx.last_snapshot_ms = now;
+  }
   std::optional<AdminSnapshot> snap = ctx.snapshot ? ctx.snapshot() : std::nullopt;
   if (!snap) return refusal(503, cmd.primary(), not_answering(ctx));
   // SnapshotCommand: the zxid and size as headers; the bytes as the body unless streaming=false

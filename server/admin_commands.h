@@ -66,8 +66,12 @@ struct AdminReply {
 
 // What the snapshot command streams: the state in zkraft's own snapshot format (the one
 // consensus stores; not ZooKeeper's snapshot file format), as of last_zxid. It is serialised
-// on the state thread, as consensus' snapshots are: a large tree holds the clients that long.
-// ZooKeeper's rate limit (one per zookeeper.admin.rateLimiterIntervalInMS) is not applied yet.
+// on the state thread, as consensus' snapshots are: a large tree holds the clients that long,
+// which is why ZooKeeper's rate limit applies (kSnapshotIntervalMs, 429 when asked sooner).
+// SnapshotCommand's RateLimiter(1, zookeeper.admin.rateLimiterIntervalInMS = 300000, MICROSECONDS):
+// the unit makes it one snapshot per 300 ms.
+inline constexpr int64_t kSnapshotIntervalMs = 300;
+
 struct AdminSnapshot {
   std::string data;
   int64_t last_zxid = 0;
@@ -83,6 +87,9 @@ struct AdminContext {
   // ids have ALL on "/", and the state; nullopt if it did not answer.
   std::function<std::optional<bool>(const std::vector<jute::Id>&)> authorize;
   std::function<std::optional<AdminSnapshot>()> snapshot;
+  // The snapshot rate limit's clock and memory (admin thread only); no limit without a clock.
+  std::function<int64_t()> monotonic_ms;
+  int64_t* last_snapshot_ms = nullptr;  // < 0: none yet
   int64_t fetch_timeout_ms = 0;       // for the message when fetch_status fails
 };
 

@@ -80,6 +80,8 @@ bool ZkServer::start_admin() {
     return on_state_thread<bool>(
         [this, ids] { return pipeline_->admin_allowed(ids, jute::perms::kAll, "/"); });
   };
+  admin_context_.monotonic_ms = [this] { return clock_.monotonic_ms(); };
+  admin_context_.last_snapshot_ms = &last_snapshot_ms_;
   admin_context_.snapshot = [this] {
     return on_state_thread<AdminSnapshot>([this] {
       AdminSnapshot snap;

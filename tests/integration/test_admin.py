@@ -320,6 +320,8 @@ class AdminServerVsZooKeeper(unittest.TestCase):
             self.assertEqual(headers["last_zxid"], zxid)
             self.assertEqual(int(headers["snapshot_size"]), len(body))
             self.assertGreater(len(body), 100)
+            self.assertEqual(snap("digest bob:pw")[0], 429)  # one per 300 ms, as ZooKeeper
+            time.sleep(0.35)
             status, headers, body = snap("digest bob:pw", "/commands/snapshot?streaming=false")
             self.assertEqual((status, json.loads(body)), (200, {"command": "snapshot", "error": None}))
             # Only alice may do everything on "/" now; ip is not enough either.
@@ -327,6 +329,7 @@ class AdminServerVsZooKeeper(unittest.TestCase):
             c.set_acls("/", [make_digest_acl("alice", "pw", all=True)])
             self.assertEqual(snap("digest bob:pw")[0:3:2], (403, b'{\n  "command": "snapshot",\n  "error": "Not authorized"\n}'))
             self.assertEqual(snap("ip")[0], 403)
+            time.sleep(0.35)
             self.assertEqual(snap("digest alice:pw")[0], 200)
             self.assertEqual(snap("sasl alice")[0], 401)
             c.stop()

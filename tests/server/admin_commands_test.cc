@@ -408,6 +408,22 @@ TEST_F(AdminCommandsTest, SnapshotWithCredentialsStreamsTheStateWithItsZxid) {
   EXPECT_EQ(get("/commands/restore", "GET", "digest bob:secret").status, 405);
 }
 
+TEST_F(AdminCommandsTest, SnapshotsAreRateLimitedAsZooKeepersAre) {
+  int64_t now = 1000, last = -1;
+  context.monotonic_ms = [&now] { return now; };
+  context.last_snapshot_ms = &last;
+  EXPECT_EQ(get("/commands/snapshot", "GET", "digest bob:pw").status, 200);
+  now += kSnapshotIntervalMs - 1;
+  AdminReply limited = get("/commands/snapshot", "GET", "digest bob:pw");
+  EXPECT_EQ(limited.status, 429);
+  EXPECT_EQ(Json::parse(limited.body), (Json{{"command", "snapshot"}, {"error", nullptr}}));
+  now += 1;
+  EXPECT_EQ(get("/commands/snapshot", "GET", "digest bob:pw").status, 200);
+  EXPECT_EQ(get("/commands/snapshot", "GET", "sasl x").status, 401);  // refused before the limit
+  now += kSnapshotIntervalMs;
+  EXPECT_EQ(get("/commands/snapshot", "GET", "digest bob:pw").status, 200);
+}
+
 TEST(AdminAuth, DigestIpAndSuperAsZooKeepersProviders) {
   using Ids = std::vector<jute::Id>;
   EXPECT_EQ(admin_auth_ids("digest bob:pw", "1.2.3.4", ""), (Ids{{"digest", digest_id("bob:pw")}}));
