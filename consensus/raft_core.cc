@@ -117,6 +117,7 @@ void RaftCore::reset(Term term) {
   if (term_ != term) {
     term_ = term;
     vote_ = 0;
+    heard_tick_.clear();  // contact counts only within one term
   }
   lead_ = 0;
   election_elapsed_ = 0;
@@ -210,6 +211,7 @@ void RaftCore::campaign(CampaignKind kind) {
 // ---------------------------------------------------------------- ticks
 
 void RaftCore::tick() {
+  ++ticks_;
   if (role_ == Role::kLeader) {
     tick_heartbeat();
   } else {
@@ -326,6 +328,7 @@ void RaftCore::step(const Message& m) {
     }
     return;
   }
+  if (m.term == term_) heard_tick_[m.from] = ticks_;
 
   if (vote_request) {
     handle_vote_request(m);
@@ -1012,6 +1015,23 @@ void RaftCore::advance(const Ready& rd) {
   }
 }
 
+uint64_t RaftCore::quorum_contact_age_ticks() const {
+  auto age_of = [this](NodeId id) {
+    if (id == id_) return uint64_t{0};
+    auto it = heard_tick_.find(id);
+    return it == heard_tick_.end() ? kNoQuorumContact : ticks_ - it->second;
+  };
+  if (role_ == Role::kLeader) {
+    std::vector<uint64_t> ages;
+    for (NodeId v : membership_.voters) ages.push_back(age_of(v));
+    if (ages.size() < quorum()) return kNoQuorumContact;
+    std::nth_element(ages.begin(), ages.begin() + static_cast<long>(quorum() - 1), ages.end());
+    return ages[quorum() - 1];
+  }
+  if (role_ == Role::kFollower && lead_ != 0) return age_of(lead_);
+  return kNoQuorumContact;
+}
+
 RaftStatus RaftCore::status() const {
   RaftStatus s;
   s.id = id_;
@@ -1026,6 +1046,7 @@ RaftStatus RaftCore::status() const {
   s.snapshot_index = snapshot_meta_.index;
   s.membership = membership_;
   s.transferee = lead_transferee_;
+  s.quorum_contact_age_ticks = quorum_contact_age_ticks();
   for (auto& [id, pr] : progress_) {
     s.peers.push_back(PeerStatus{id, pr.match, pr.next, pr.state, pr.learner, pr.recent_active});
   }

@@ -98,6 +98,13 @@ class RaftCore {
 
   // ---- introspection ----
   RaftStatus status() const;
+  // Ticks since this server last knew it was in contact with a quorum in its current term: a
+  // leader, the age of the newest message heard from each voter (itself: 0), taken at the
+  // quorum-th smallest; a follower or learner, the age of the last message from its leader;
+  // kNoQuorumContact when it has neither (candidate, no leader known). The server stops
+  // answering its clients when this grows past a bound (see server/serving_gate.h).
+  static constexpr uint64_t kNoQuorumContact = UINT64_MAX;
+  uint64_t quorum_contact_age_ticks() const;
   Role role() const { return role_; }
   Term term() const { return term_; }
   NodeId leader() const { return lead_; }
@@ -179,6 +186,8 @@ class RaftCore {
 
   int election_elapsed_ = 0;
   int heartbeat_elapsed_ = 0;
+  uint64_t ticks_ = 0;                    // every tick() since construction
+  std::map<NodeId, uint64_t> heard_tick_;  // peer -> ticks_ of its last message in term_
   int randomized_election_timeout_ = 0;
 
   NodeId lead_transferee_ = 0;

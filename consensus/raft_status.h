@@ -34,6 +34,7 @@ struct RaftStatus {
   Index snapshot_index = 0;  // latest snapshot the core can send
   Membership membership;
   NodeId transferee = 0;    // leadership transfer in progress to this node
+  uint64_t quorum_contact_age_ticks = UINT64_MAX;  // RaftCore::quorum_contact_age_ticks()
   std::vector<PeerStatus> peers;  // leader only: every other member's progress
 };
 

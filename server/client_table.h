@@ -23,6 +23,7 @@ struct Client {
   bool connect_seen = false;
   bool old_client = false;  // sent no readOnly byte: answer with the 36-byte ConnectResponse
   bool closing = false;     // will close once its output is flushed: nothing more is read
+  bool read_only = false;   // carries a local read-only session (ReadOnlySessions)
   bool reading = true;      // what flow control last told the network thread
   int64_t session_id = 0;
   int32_t timeout_ms = 0;

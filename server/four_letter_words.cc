@@ -253,6 +253,9 @@ bool is_four_letter_word(std::string_view cmd) {
 
 bool is_whitelisted(std::string_view cmd, const Config& config) {
   if (cmd == "srvr") return true;
+  // FourLetterCommands.isEnabled: read-only mode whitelists isro (clients ask it to find a
+  // read/write server).
+  if (cmd == "isro" && config.read_only_mode) return true;
   if (config.four_letter_words.count("*") != 0) return is_four_letter_word(cmd);
   return config.four_letter_words.count(std::string(cmd)) != 0;
 }

@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "server/forked_snapshot.h"
 #include "server/raft_options.h"
 #include "tree/invariant.h"  // server/ has no copy of its own: tree/ is below it
 
@@ -26,6 +27,7 @@ RaftReplicatedLog::RaftReplicatedLog(asio::io_context& state, consensus::RaftNod
                                      bool observer, bool own_thread)
     : self_id_(options.id),
       observer_(observer),
+      tick_ms_(options.tick_ms),
       own_thread_(own_thread),
       raft_io_(own_thread ? own_io_ : state),
       raft_work_(own_io_.get_executor()),
@@ -66,6 +68,7 @@ void RaftReplicatedLog::stop() {
     refresh_timer_.cancel();
     commands_.close();
     events_.close();
+    snapshot_child_.reset();  // after events_ closed: its answer goes nowhere
     return;
   }
   asio::post(raft_io_, [this] {
@@ -77,6 +80,7 @@ void RaftReplicatedLog::stop() {
   raft_thread_.join();
   commands_.close();
   events_.close();
+  snapshot_child_.reset();
 }
 
 // ---------------------------------------------------------------- state thread -> Raft thread
@@ -162,11 +166,54 @@ void RaftReplicatedLog::on_app_message(consensus::NodeId from, std::string paylo
   events_.push(Message{from, std::move(payload)});
 }
 
+void RaftReplicatedLog::take_snapshot_for(SnapshotWanted& want) {
+  if (want.in_process) {
+    // The child failed: serialise here after all, as of what is applied now (the driver takes
+    // a snapshot at any index it handed to apply).
+    want.reply(applied_index_, listener_->on_snapshot_request());
+    return;
+  }
+  // Everything up to want.index is applied and nothing after it: the child's image is exactly
+  // the state the driver asked for.
+  snapshot_child_.reset();  // the previous one has answered (one request at a time)
+  const auto forked_at = std::chrono::steady_clock::now();
+  std::string error;
+  snapshot_child_ = ForkedSnapshot::start(
+      [this] { return listener_->on_snapshot_request(); },
+      [this, index = want.index, reply = want.reply, forked_at](std::optional<std::string> bytes) {
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - forked_at)
+                            .count();
+        if (!bytes) {
+          spdlog::warn("snapshot at index {}: the child process failed after {} ms; serialising "
+                       "on the state thread instead", index, ms);
+          events_.push(SnapshotWanted{index, reply, true});
+          return;
+        }
+        spdlog::info("snapshot at index {}: {} bytes, serialised by a child process in {} ms",
+                     index, bytes->size(), ms);
+        reply(index, std::move(*bytes));
+      },
+      &error);
+  if (!snapshot_child_) {
+    spdlog::warn("snapshot at index {}: {}; serialising on the state thread", want.index, error);
+    want.reply(want.index, listener_->on_snapshot_request());
+    return;
+  }
+  const auto pause = std::chrono::duration_cast<std::chrono::microseconds>(
+                         std::chrono::steady_clock::now() - forked_at)
+                         .count();
+  spdlog::info("snapshot at index {}: a child process serialises it (fork paused the state thread "
+               "{:.1f} ms)", want.index, static_cast<double>(pause) / 1000.0);
+}
+
 void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
   for (auto& ev : batch) {
     if (auto* a = std::get_if<Apply>(&ev)) {
+      applied_index_ = a->index;
       listener_->on_apply(a->index, a->data);
     } else if (auto* r = std::get_if<Restore>(&ev)) {
+      applied_index_ = r->index;
       listener_->on_restore(r->index, r->data);
     } else if (auto* l = std::get_if<LeaderChanged>(&ev)) {
       leader_ = l->leader;
@@ -177,14 +224,21 @@ void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
     } else if (auto* m = std::get_if<Message>(&ev)) {
       listener_->on_peer_message(m->from, std::move(m->payload));
     } else {
-      auto& want = std::get<SnapshotWanted>(ev);
-      want.reply(want.index, listener_->on_snapshot_request());
+      take_snapshot_for(std::get<SnapshotWanted>(ev));
     }
   }
   listener_->on_batch_done();
 }
 
 // ---------------------------------------------------------------- figures
+
+namespace {
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
 
 void RaftReplicatedLog::schedule_refresh() {
   refresh_timer_.expires_after(std::chrono::milliseconds(50));
@@ -221,6 +275,11 @@ void RaftReplicatedLog::refresh_figures() {
   }
   f.membership = MembershipView{st.membership.voters, st.membership.learners};
   f.fsyncs = node_->fsync_count();
+  // The core counts whole ticks and reports them at the next refresh: the contact it saw is at
+  // least age ticks old, at most one tick more.
+  f.quorum_contact_ms = st.quorum_contact_age_ticks == consensus::RaftCore::kNoQuorumContact
+                            ? kNoQuorumContact
+                            : steady_ms() - static_cast<int64_t>(st.quorum_contact_age_ticks) * tick_ms_;
   std::lock_guard<std::mutex> lock(figures_mu_);
   figures_ = std::move(f);
 }
@@ -228,6 +287,17 @@ void RaftReplicatedLog::refresh_figures() {
 ReplicationStatus RaftReplicatedLog::replication_status() const {
   std::lock_guard<std::mutex> lock(figures_mu_);
   return figures_.replication;
+}
+
+int64_t RaftReplicatedLog::quorum_contact_age_ms() const {
+  int64_t contact;
+  {
+    std::lock_guard<std::mutex> lock(figures_mu_);
+    contact = figures_.quorum_contact_ms;
+  }
+  if (contact == kNoQuorumContact) return kNoQuorumContact;
+  // One tick more than measured: the age is never understated (the tick not yet counted).
+  return std::max<int64_t>(0, steady_ms() - contact) + tick_ms_;
 }
 
 uint64_t RaftReplicatedLog::fsync_count() const {

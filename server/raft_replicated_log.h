@@ -9,9 +9,11 @@
 // benchmarks.md, "server pipeline").
 //
 // Snapshots: consensus asks for one (request_snapshot) on the Raft thread; the request travels
-// through the same queue as the committed entries, so the state thread serialises exactly the
-// state as of the requested index, and answers; the Raft thread does not wait (heartbeats and
-// replication go on while the tree is serialised; so do client connections, on their threads).
+// through the same queue as the committed entries, so when the state thread reaches it the state
+// is exactly as of the requested index. There it forks (ForkedSnapshot): a child process
+// serialises that image while the state thread goes on applying and serving, and the answer
+// comes from the child's reader thread. Neither the Raft thread nor the state thread waits for
+// the serialisation (only for fork's page-table copy).
 //
 // The figures behind replication_status(), membership() and fsync_count() are copied from the
 // Raft thread after each batch and every Raft tick.
@@ -22,11 +24,14 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <variant>
+
+#include "server/forked_snapshot.h"
 
 #include "consensus/raft_node.h"
 #include "server/batch_queue.h"
@@ -53,6 +58,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   void send(uint64_t to, std::string payload) override;
   ReplicationStatus replication_status() const override;
   uint64_t fsync_count() const override;
+  int64_t quorum_contact_age_ms() const override;
   MembershipView membership() const override;
   void add_peer(uint64_t id, const std::string& host, uint16_t port) override;
   void change_membership(MembershipChange change, uint64_t id) override;
@@ -70,13 +76,18 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   struct LeaderChanged { uint64_t leader; bool self; };
   struct ReadPoint { uint64_t context; uint64_t index; bool ok; };
   struct Message { uint64_t from; std::string payload; };
-  struct SnapshotWanted { uint64_t index; consensus::SnapshotReply reply; };
+  struct SnapshotWanted {
+    uint64_t index;
+    consensus::SnapshotReply reply;
+    bool in_process = false;  // the forked child failed: serialise on the state thread
+  };
   using Event = std::variant<Apply, Restore, LeaderChanged, ReadPoint, Message, SnapshotWanted>;
 
   struct Figures {
     ReplicationStatus replication;
     MembershipView membership;
     uint64_t fsyncs = 0;
+    int64_t quorum_contact_ms = kNoQuorumContact;  // steady clock ms of the last contact
   };
 
   RaftReplicatedLog(boost::asio::io_context& state, consensus::RaftNodeOptions options,
@@ -97,12 +108,17 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
 
   // State thread.
   void dispatch(std::vector<Event>& batch);
+  // Serialises in a forked child (ForkedSnapshot) and answers from its reader thread; on the
+  // state thread only if fork fails or the child does.
+  void take_snapshot_for(SnapshotWanted& want);
 
   const uint64_t self_id_;
   const bool observer_;
+  const int64_t tick_ms_;
   LogListener* listener_ = nullptr;
   bool opening_ = false;          // open() runs on the state thread: restore directly
   uint64_t leader_ = 0;           // as the state thread has been told
+  uint64_t applied_index_ = 0;    // last entry (or snapshot) handed to the listener
   bool self_leader_ = false;
   std::atomic<bool> stopping_{false};
   bool stopped_ = false;
@@ -116,6 +132,8 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   BatchQueue<Command> commands_;  // state -> Raft
   BatchQueue<Event> events_;      // Raft -> state
   std::thread raft_thread_;
+
+  std::unique_ptr<ForkedSnapshot> snapshot_child_;  // state thread; the latest snapshot's child
 
   mutable std::mutex figures_mu_;
   Figures figures_;

@@ -80,6 +80,12 @@ class ReplicatedLog {
   // Figures as of consensus' last report (at most a Raft tick old).
   virtual ReplicationStatus replication_status() const = 0;
   virtual uint64_t fsync_count() const = 0;
+  // How long ago this server last knew it was in contact with a quorum (a leader: heard from a
+  // majority of voters; a follower or observer: heard from its leader), in monotonic ms, never
+  // less than the truth; kNoQuorumContact when it knows no leader. A standalone server that
+  // leads itself is always in contact (0).
+  static constexpr int64_t kNoQuorumContact = INT64_MAX;
+  virtual int64_t quorum_contact_age_ms() const = 0;
   // Membership in effect, and the leader's way to change it one server at a time (a change
   // consensus cannot make now, e.g. another is pending, is dropped: the caller retries).
   virtual MembershipView membership() const = 0;

@@ -22,10 +22,12 @@ inline std::string reply_with_body(const jute::ReplyHeader& h, std::string_view 
 }
 
 // The handshake's answer. A client that sent no readOnly byte (pre-3.4 layout) gets the 36-byte
-// ConnectResponse without it.
+// ConnectResponse without it. `read_only`: the session is a read-only server's (Kazoo shows
+// CONNECTED_RO, the Java client CONNECTEDREADONLY).
 inline std::string connect_reply(bool old_client, int32_t timeout, int64_t session_id,
-                                 const std::string& password) {
+                                 const std::string& password, bool read_only = false) {
   jute::ConnectResponse resp;
+  resp.read_only = read_only;
   resp.time_out = timeout;
   resp.session_id = session_id;
   resp.passwd = jute::Buffer{password, false};

@@ -44,7 +44,8 @@ RequestPipeline::RequestPipeline(const Config& config, ReplicatedLog& log, Clien
       session_ids_(config.server_id, clock.wall_ms()),
       reads_(sm_, watches_, *this),
       writes_(log, clock),
-      duties_(duty_options(config), sm_, log, writes_) {
+      duties_(duty_options(config), sm_, log, writes_),
+      gate_(ServingPolicy::from_config(config)) {
   limits_.max_buffer = config.max_buffer;
   flow_.per_connection = static_cast<size_t>(std::max(1, config.max_outstanding_per_connection));
   flow_.global = static_cast<size_t>(std::max(1, config.global_outstanding_limit));
@@ -55,6 +56,13 @@ bool RequestPipeline::start(std::string* error) {
     sm_.mutable_tree().set_config_data(membership_text(bootstrap_servers(config_), 0));
   }
   if (!log_.start(*this, error)) return false;
+  if (gate_.policy().bound_is_floored) {
+    spdlog::warn("minSessionTimeout {} ms is too short for the quorum-contact bound: clients of a "
+                 "cut-off server are closed {} ms after contact is lost, which may be after the "
+                 "majority expires their sessions",
+                 config_.min_session_timeout(), gate_.policy().contact_bound_ms);
+  }
+  check_serving();
   if (!config_.standalone()) duties_.learn_peers();
   for (int64_t id : sm_.sessions().ids()) session_ids_.observe(id);
   // Sessions whose client is still out there get a full timeout to come back.
@@ -74,6 +82,7 @@ void RequestPipeline::close_all_clients() {
 }
 
 void RequestPipeline::on_client_messages(std::vector<ClientMessage>& batch) {
+  check_serving();  // nothing is answered past the quorum-contact bound
   for (auto& m : batch) handle_message(m);
   io_.flush();
 }
@@ -140,8 +149,12 @@ void RequestPipeline::handle_connect(Client& c, const ClientMessage& m) {
   const jute::ConnectRequest& req = m.connect;
   c.connect_seen = true;
   c.old_client = !req.has_read_only;
-  if (log_.leader() == 0) {
-    drop_client(c, "no leader yet: not serving");
+  if (gate_.read_only()) {
+    handle_read_only_connect(c, m);
+    return;
+  }
+  if (!gate_.serving()) {
+    drop_client(c, "not in contact with a quorum: not serving");
     return;
   }
   if (req.last_zxid_seen > sm_.last_zxid()) {
@@ -196,7 +209,11 @@ void RequestPipeline::handle_connect(Client& c, const ClientMessage& m) {
 
 void RequestPipeline::handle_request(Client& c, ClientMessage& m) {
   const int32_t rc = m.rc;
-  if (c.session_id != 0) duties_.session_heard(c.session_id, c.timeout_ms, clock_.monotonic_ms());
+  if (c.read_only) {
+    read_only_sessions_.heard(c.session_id, clock_.monotonic_ms());
+  } else if (c.session_id != 0) {
+    duties_.session_heard(c.session_id, c.timeout_ms, clock_.monotonic_ms());
+  }
   QueuedRequest p;
   p.xid = m.request.header.xid;
   p.op = m.request.header.type;
@@ -205,6 +222,8 @@ void RequestPipeline::handle_request(Client& c, ClientMessage& m) {
     // ZooKeeper answers an unknown op with Unimplemented, then drops the connection.
     spdlog::info("session 0x{:x}: unknown op {}; closing", c.session_id, p.op);
     p.state = QueuedRequest::Answered{reply_with_body(jute::ReplyHeader{p.xid, -1, err::kUnimplemented}), true};
+  } else if (c.read_only && (m.logged || p.op == op::kSync)) {
+    answer_read_only_write(c, p);
   } else if (m.logged) {
     // A write: its record is decoded once, where it is applied (a malformed one fails there
     // with MarshallingError and still takes a zxid, as in ZooKeeper).
@@ -355,7 +374,9 @@ void RequestPipeline::forget_client(Client& c) {
 }
 
 void RequestPipeline::tick() {
+  check_serving();
   const int64_t now = clock_.monotonic_ms();
+  read_only_sessions_.expire(now);
   // A client silent for longer than its session timeout is gone (ZooKeeper closes it too); the
   // session itself lives on until the leader expires it.
   std::vector<uint64_t> idle;
@@ -373,7 +394,9 @@ void RequestPipeline::tick() {
 
 int64_t RequestPipeline::tick_interval_ms() const {
   // Expiry is decided in tick-sized buckets; checking twice a tick keeps the lag under a tick.
-  return std::max(10, config_.tick_time_ms / 2);
+  // At most a twelfth of the smallest session timeout: the quorum-contact bound's reasoning
+  // (serving_gate.h) counts on it, for the gate's checks and for followers' liveness reports.
+  return std::max(10, std::min(config_.tick_time_ms / 2, config_.min_session_timeout() / 12));
 }
 
 }  // namespace zkraft::server

@@ -9,6 +9,7 @@
 //   ReadExecutor     reads and watch registration against the local tree
 //   WriteRouter      propose on the leader, forward on a follower; what is in flight
 //   LeaderDuties     session expiry, the container/TTL reaper, membership
+//   ServingGate      answer clients only while in contact with a quorum (or read-only)
 //   collect_status   the plain ServerStatus that the four-letter words render
 //
 // Ordering: a watch event always reaches a client before any reply that shows the change (events
@@ -29,9 +30,11 @@
 #include "server/config.h"
 #include "server/leader_duties.h"
 #include "server/read_executor.h"
+#include "server/read_only_sessions.h"
 #include "server/replicated_log.h"
 #include "server/server_stats.h"
 #include "server/server_status.h"
+#include "server/serving_gate.h"
 #include "server/write_router.h"
 #include "server/zk_state_machine.h"
 #include "session/session_id.h"
@@ -83,6 +86,12 @@ class RequestPipeline final : public LogListener, private EventSink {
   void handle_message(ClientMessage& m);
   void handle_opened(const ClientMessage& m);
   void handle_connect(Client& c, const ClientMessage& m);
+  void handle_read_only_connect(Client& c, const ClientMessage& m);
+  // A write (or sync) on a read-only session: NotReadOnly; closeSession ends it here.
+  void answer_read_only_write(Client& c, QueuedRequest& p);
+  // Feeds the quorum contact age to the gate and acts on a change: closes every client when
+  // contact is lost, the read-only ones when it returns.
+  void check_serving();
   void handle_request(Client& c, ClientMessage& m);
   void handle_auth(Client& c, QueuedRequest& p, const jute::AuthPacket& a);
   void handle_four_letter_word(Client& c, const std::string& word);
@@ -121,6 +130,8 @@ class RequestPipeline final : public LogListener, private EventSink {
   ReadExecutor reads_;
   WriteRouter writes_;
   LeaderDuties duties_;
+  ServingGate gate_;
+  ReadOnlySessions read_only_sessions_;
   FlowLimits flow_;
   size_t outstanding_ = 0;  // queued requests, all clients
   ServerStats stats_;

@@ -14,7 +14,8 @@ ServerStatus RequestPipeline::status() const {
   s.expiry = &duties_.expiry();
   s.stats = &stats_;
   s.replication = log_.replication_status();
-  s.serving = log_.leader() != 0;
+  s.serving = gate_.mode() != ServingMode::kCutOff;
+  s.read_only = gate_.read_only();
   s.fsyncs = log_.fsync_count();
   s.outstanding = outstanding_;
   s.pending_syncs = writes_.pending_syncs();

@@ -35,8 +35,11 @@ ServerStatus collect_status(const StatusSources& s) {
   ServerStatus st;
   st.version = full_version();
   st.mode = s.replication.mode;
-  // Like ZooKeeper, a server that has no leader is not serving (4lw say so, clients are refused).
+  // Like ZooKeeper, a server out of contact with a quorum is not serving (4lw say so, clients
+  // are refused), unless it serves read-only clients.
   st.serving = s.serving;
+  st.read_only = s.read_only;
+  if (s.read_only) st.mode = "read-only";  // ZooKeeper's ReadOnlyZooKeeperServer.getState()
   st.min_latency_ms = s.stats->latency.min();
   st.avg_latency_ms = s.stats->latency.zookeeper_avg();
   st.max_latency_ms = s.stats->latency.max_ms;

@@ -24,7 +24,8 @@ struct StatusSources {
   const session::SessionExpiryTracker* expiry = nullptr;  // deadlines on the monotonic clock
   const ServerStats* stats = nullptr;
   ReplicationStatus replication;
-  bool serving = false;       // a leader is known
+  bool serving = false;       // in contact with a quorum, or serving read-only (ServingGate)
+  bool read_only = false;     // read-only mode: only read-only clients
   uint64_t fsyncs = 0;
   size_t outstanding = 0;     // queued requests, all clients
   size_t pending_syncs = 0;

@@ -102,7 +102,7 @@ class Server:
 
     def __init__(self, kind=None, binary=None, tick_time=500, min_session_timeout=1000,
                  max_session_timeout=60000, max_client_cnxns=60, extra_cfg=None,
-                 name="server", port=None, myid=None, admin_port=None):
+                 name="server", port=None, myid=None, jvm_flags=(), admin_port=None):
         self.kind = kind or target_kind()
         self.binary = binary or os.environ.get("ZKRAFT_BIN")
         if self.kind == "zkraft" and not self.binary:
@@ -113,6 +113,7 @@ class Server:
         self.max_session_timeout = max_session_timeout
         self.max_client_cnxns = max_client_cnxns
         self.extra_cfg = dict(extra_cfg or {})
+        self.jvm_flags = list(jvm_flags)  # ZooKeeper only: system properties such as -Dreadonlymode.enabled
         self.host = "127.0.0.1"
         self.port = port
         # None: no AdminServer (the default: test servers must not share port 8080). A port: the
@@ -174,7 +175,7 @@ class Server:
         admin = self.admin_port is not None
         return ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-Dzookeeper.admin.enableServer=%s" % ("true" if admin else "false"),
+                "-Dzookeeper.admin.enableServer=%s" % ("true" if admin else "false")] + self.jvm_flags + [
                 # zookeeper.jar's manifest brings the Jetty 9 jars; the servlet API it does not.
                 "-cp", ZK_CLASSPATH + (":/usr/share/java/servlet-api.jar" if admin else ""),
                 "org.apache.zookeeper.server.quorum.QuorumPeerMain" if self.myid is not None

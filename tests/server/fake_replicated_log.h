@@ -14,6 +14,8 @@
 //    ahead of what was applied, which is the case the server must wait for.
 //  - set_leader() changes leader()/is_leader() and, once started, calls on_leader_changed in the
 //    same step (the real log also updates what it reports right before that call).
+//  - quorum_contact_age_ms() is 0 while a leader is known and kNoQuorumContact otherwise, unless
+//    the test set an age with set_contact_age() (a cut-off server still knows its old leader).
 //  - send(), add_peer(), change_membership() are recorded; membership(), replication_status()
 //    and fsync_count() return what the test set.
 //
@@ -71,6 +73,10 @@ class FakeReplicatedLog final : public ReplicatedLog {
   void send(uint64_t to, std::string payload) override { sent_.push_back({to, std::move(payload)}); }
   ReplicationStatus replication_status() const override { return replication_; }
   uint64_t fsync_count() const override { return fsyncs_; }
+  int64_t quorum_contact_age_ms() const override {
+    if (contact_age_ms_) return *contact_age_ms_;
+    return leader_ != 0 ? 0 : kNoQuorumContact;
+  }
   MembershipView membership() const override { return membership_; }
   void add_peer(uint64_t id, const std::string& host, uint16_t port) override {
     peers_.push_back({id, host, port});
@@ -126,6 +132,8 @@ class FakeReplicatedLog final : public ReplicatedLog {
   void set_membership(MembershipView m) { membership_ = std::move(m); }
   void set_replication_status(ReplicationStatus s) { replication_ = std::move(s); }
   void set_fsync_count(uint64_t n) { fsyncs_ = n; }
+  // What quorum_contact_age_ms() answers from now on (nullopt: back to following the leader).
+  void set_contact_age(std::optional<int64_t> ms) { contact_age_ms_ = ms; }
 
   // ---- What the test inspects
   const std::vector<std::string>& proposed() const { return proposed_; }
@@ -169,6 +177,7 @@ class FakeReplicatedLog final : public ReplicatedLog {
   MembershipView membership_;
   ReplicationStatus replication_;
   uint64_t fsyncs_ = 0;
+  std::optional<int64_t> contact_age_ms_;
 };
 
 }  // namespace zkraft::server::testing

@@ -187,9 +187,17 @@ TEST_F(PipelineTest, ACommittedExpiryClosesTheConnectionHoldingTheSession) {
   EXPECT_EQ(pipeline->clients().connection_of(other), 2u);
 }
 
-TEST_F(PipelineTest, TickIntervalIsHalfATick) {
+// Half a tick, but at most a twelfth of the smallest session timeout (the quorum-contact bound
+// counts on it: serving_gate.h).
+TEST_F(PipelineTest, TickIntervalIsHalfATickAtMostATwelfthOfTheSmallestSessionTimeout) {
+  config.min_session_timeout_ms = 30000;
   start();
   EXPECT_EQ(pipeline->tick_interval_ms(), 1000);
+}
+
+TEST_F(PipelineTest, TickIntervalWithDefaultSessionTimeoutsIsATwelfthOfTwoTicks) {
+  start();
+  EXPECT_EQ(pipeline->tick_interval_ms(), 2 * 2000 / 12);
 }
 
 // ---------------------------------------------------------------- flow control

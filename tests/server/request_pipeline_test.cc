@@ -338,6 +338,7 @@ TEST_F(FollowerPipelineTest, AFollowerForwardsNothingWithoutALeaderAndTheClientL
   deliver(connect_message(1, connect_body()));
   lead_forwarded_writes(1);
   log.commit_all();
+  log.set_contact_age(0);  // the leader just went away: still within the quorum-contact bound
   log.set_leader(0);
   const size_t sent = log.sent().size();
   request(1, 3, op::kCreate, create_request("/x", ""));
