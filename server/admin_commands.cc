@@ -60,7 +60,7 @@ AdminReply refusal(int status, std::string_view asked, std::string error) {
   Json j;
   j["command"] = std::string(asked);
   j["error"] = std::move(error);
-  return json_reply(status, j.dump(2));
+  return json_reply(status, j.dump(2, ' ', false, Json::error_handler_t::replace));
 }
 
 // JettyAdminServer.commandLinks: primary names sorted, each an <a> line then a <br/> line
@@ -107,7 +107,7 @@ std::string empty_response(const AdminCommand& cmd) {
   Json j;
   j["command"] = std::string(cmd.primary());
   j["error"] = nullptr;
-  return j.dump(2);
+  return j.dump(2, ' ', false, Json::error_handler_t::replace);
 }
 
 // snapshot and restore, once the caller has ALL on "/".

@@ -355,10 +355,12 @@ std::string render_admin_command(const AdminCommand& cmd, const ServerStatus& st
                                  const std::map<std::string, std::string>& params) {
   Json data = body(cmd, status, context, params);
   // CommandResponse.toMap: the data, then "command", then "error" (null unless the data set it).
+  // Znode paths and config text may hold bytes that are not UTF-8: written as U+FFFD, never
+  // thrown (nlohmann's default), so any tree can be shown.
   Json out = data;
   out["command"] = std::string(cmd.primary());
   if (!out.contains("error")) out["error"] = nullptr;
-  return out.dump(2);
+  return out.dump(2, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace zkraft::server

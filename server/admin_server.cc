@@ -8,6 +8,7 @@
 
 #include <array>
 #include <chrono>
+#include <exception>
 #include <optional>
 
 namespace zkraft::server {
@@ -63,7 +64,13 @@ class AdminServer::Session : public std::enable_shared_from_this<AdminServer::Se
     beast::error_code peer_ec;
     auto peer = stream_.socket().remote_endpoint(peer_ec);
     if (!peer_ec) r.remote_address = peer.address().to_string();
-    AdminReply reply = server_.handler_(r);
+    AdminReply reply;
+    try {
+      reply = server_.handler_(r);
+    } catch (const std::exception& e) {
+      // A bug in a renderer must not take the server down (an exception on this thread would).
+      reply = AdminReply{500, "text/plain", std::string("internal error: ") + e.what() + "\n"};
+    }
     res_ = {};
     res_.version(req.version());
     res_.keep_alive(req.keep_alive());

@@ -266,6 +266,12 @@ TEST_F(AdminCommandsTest, WatchesAndDumpAreKeyedByIdAsText) {
   EXPECT_EQ(dump["session_id_to_ephemeral_paths"], (Json{{"72058087411875840", {"/e"}}}));
 }
 
+TEST_F(AdminCommandsTest, PathsThatAreNotUtf8AreShownNotThrown) {
+  status.watches_by_path = {{std::string("/bad\xff\xfe"), {1}}};
+  Json j = json("/commands/wchp");
+  EXPECT_EQ(j["path_to_session_ids"].begin().key(), "/bad\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
 TEST_F(AdminCommandsTest, MonitorIsMntrWithoutThePrefixAndTyped) {
   Json m = json("/commands/monitor");
   EXPECT_EQ(m["version"], status.version);
