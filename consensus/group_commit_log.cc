@@ -139,6 +139,12 @@ void GroupCommitLog::commit_group(std::vector<Item>& group) {
       fsync_total_.fetch_add(micros, std::memory_order_relaxed);
       fsync_last_.store(micros, std::memory_order_relaxed);
       if (micros > fsync_max_.load(std::memory_order_relaxed)) fsync_max_.store(micros, std::memory_order_relaxed);
+      if (options_.fsync_warning_ms > 0 && micros > options_.fsync_warning_ms * 1000) {
+        fsync_slow_.fetch_add(1, std::memory_order_relaxed);
+        spdlog::warn("fsync of the Raft log took {} ms (warning threshold {} ms): {} entries, {} bytes "
+                     "in this group; writes wait for it",
+                     micros / 1000, options_.fsync_warning_ms, merged.size(), bytes);
+      }
     }
     if (st.is_ok()) {
       entries_.fetch_add(merged.size(), std::memory_order_relaxed);
@@ -165,6 +171,7 @@ GroupCommitStats GroupCommitLog::stats() const {
   s.fsync_micros_total = fsync_total_.load(std::memory_order_relaxed);
   s.fsync_micros_max = fsync_max_.load(std::memory_order_relaxed);
   s.fsync_micros_last = fsync_last_.load(std::memory_order_relaxed);
+  s.fsync_threshold_exceeded = fsync_slow_.load(std::memory_order_relaxed);
   return s;
 }
 

@@ -40,6 +40,9 @@ namespace zkraft::consensus {
 struct GroupCommitOptions {
   // fsync every group (false only for benchmarks/tests, like ZooKeeper's forceSync=no).
   bool sync = true;
+  // An fsync slower than this is logged with its duration and counted (ZooKeeper's
+  // fsync.warningthresholdms); 0 = never.
+  uint64_t fsync_warning_ms = 1000;
 };
 
 // Monotonic counters, readable from any thread (metrics: zk_fsynctime etc.).
@@ -52,6 +55,7 @@ struct GroupCommitStats {
   uint64_t fsync_micros_total = 0;
   uint64_t fsync_micros_max = 0;
   uint64_t fsync_micros_last = 0;
+  uint64_t fsync_threshold_exceeded = 0;  // fsyncs slower than fsync_warning_ms
 };
 
 class GroupCommitLog {
@@ -112,7 +116,7 @@ class GroupCommitLog {
   std::thread thread_;
 
   std::atomic<uint64_t> submissions_{0}, groups_{0}, fsyncs_{0}, entries_{0}, bytes_{0};
-  std::atomic<uint64_t> fsync_total_{0}, fsync_max_{0}, fsync_last_{0};
+  std::atomic<uint64_t> fsync_total_{0}, fsync_max_{0}, fsync_last_{0}, fsync_slow_{0};
 };
 
 }  // namespace zkraft::consensus

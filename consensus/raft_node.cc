@@ -83,7 +83,14 @@ class RaftNode::Wiring final : public RaftDriverStorage,
                  meta.index, bytes, compact_through);
   }
   void on_leader_change(NodeId leader, Term term, bool) override {
-    if (leader != 0) spdlog::info("raft node {}: leader is {} in term {}", node_.options_.id, leader, term);
+    if (leader == last_leader_) return;
+    if (leader != 0) {
+      spdlog::info("raft node {}: leader is {} in term {} (was {})", node_.options_.id, leader, term,
+                   last_leader_);
+    } else {
+      spdlog::warn("raft node {}: leader {} lost in term {}", node_.options_.id, last_leader_, term);
+    }
+    last_leader_ = leader;
   }
   void on_fatal_error(const std::string& what) override {
     spdlog::critical("raft node {}: {}", node_.options_.id, what);
@@ -92,6 +99,7 @@ class RaftNode::Wiring final : public RaftDriverStorage,
 
  private:
   RaftNode& node_;
+  NodeId last_leader_ = 0;
 };
 
 RaftNode::RaftNode(asio::io_context& io, RaftNodeOptions options, RaftApplication& app)
@@ -149,6 +157,7 @@ bool RaftNode::open(std::string* error) {
 
   GroupCommitOptions go;
   go.sync = options_.fsync;
+  go.fsync_warning_ms = options_.fsync_warning_ms;
   log_ = std::make_unique<GroupCommitLog>(std::move(storage), go);
 
   RaftConfig rc;

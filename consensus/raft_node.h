@@ -87,6 +87,7 @@ struct RaftNodeOptions {
   int election_ticks = 20;  // election timeout drawn from [election_ticks, 2*election_ticks) ticks
   int heartbeat_ticks = 2;
   bool fsync = true;              // false only for benchmarks/tests (like ZooKeeper's forceSync=no)
+  uint64_t fsync_warning_ms = 1000;  // slower fsyncs are logged and counted; 0 = never
   uint64_t snapshot_every = 100000;  // take a snapshot after this many applied entries
   uint64_t keep_tail = 5000;         // entries kept behind a snapshot for slow followers
   std::string cluster_name;          // peers with a different non-empty name are refused

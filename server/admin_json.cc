@@ -77,7 +77,7 @@ Json server_stats(const ServerStatus& s) {
   Json j;
   j["packets_sent"] = s.packets_sent;
   j["packets_received"] = s.packets_received;
-  j["fsync_threshold_exceed_count"] = 0;  // zkraft has no fsync warning threshold (yet)
+  j["fsync_threshold_exceed_count"] = s.fsync_threshold_exceed_count;
   j["client_response_stats"] = buffer_stats(s);
   j["data_dir_size"] = s.data_dir_size;
   j["log_dir_size"] = s.log_dir_size;

@@ -71,6 +71,8 @@ struct Config {
   int32_t admin_idle_timeout_ms = 30000;        // admin.idleTimeout
 
   bool fsync = true;
+  int64_t fsync_warning_threshold_ms = 1000;  // fsync.warningthresholdms; 0 = never warn
+  std::string log_level = "info";             // trace debug info warn error critical off
   bool reconfig_enabled = false;        // zoo.cfg reconfigEnabled: the reconfig op (16)
   bool extended_types_enabled = false;  // zookeeper.extendedTypesEnabled: TTL nodes
   bool read_only_mode = false;          // readonlymode.enabled: serve read-only clients when cut off

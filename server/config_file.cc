@@ -104,6 +104,12 @@ bool validate_config(const Config& cfg, std::string* error) {
                            std::to_string(cfg.max_session_timeout()));
   }
   if (cfg.max_client_cnxns < 0) return fail(error, "max_client_connections: must be >= 0");
+  static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error",
+                                                "critical", "off"};
+  if (kLevels.count(cfg.log_level) == 0) {
+    return fail(error, "log_level: " + cfg.log_level +
+                           " is not one of trace, debug, info, warn, error, critical, off");
+  }
   if (cfg.max_buffer <= 0) return fail(error, "max_buffer: must be positive");
   if (cfg.global_outstanding_limit <= 0) return fail(error, "global_outstanding_limit: must be positive");
   if (cfg.max_outstanding_per_connection <= 0) {

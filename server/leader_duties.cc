@@ -1,5 +1,7 @@
 #include "server/leader_duties.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 #include "jute/errors.h"
@@ -100,7 +102,12 @@ void LeaderDuties::expire_sessions(int64_t now_ms) {
     txn.kind = TxnKind::kCloseSession;
     txn.session_id = id;
     txn.expired = true;
-    if (router_.propose_own(std::move(txn))) closing_.insert(id);
+    if (router_.propose_own(std::move(txn))) {
+      closing_.insert(id);
+      const auto* info = sm_.sessions().find(id);
+      // ZooKeeper's SessionTrackerImpl line, with its figures.
+      spdlog::info("Expiring session 0x{:x}, timeout of {}ms exceeded", id, info ? info->timeout_ms : 0);
+    }
   }
 }
 

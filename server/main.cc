@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     return 0;  // --help, --version
   }
   spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e [%l] %v");
+  spdlog::set_level(spdlog::level::from_str(config.log_level));  // validated with the config
   for (const auto& warning : config.warnings) spdlog::warn("{}", warning);
 
   std::error_code fs_ec;

@@ -10,6 +10,7 @@ std::optional<consensus::RaftNodeOptions> raft_options(const Config& config, std
   o.id = static_cast<consensus::NodeId>(config.server_id);
   o.dir = raft_log_dir(config);
   o.fsync = config.fsync;
+  o.fsync_warning_ms = static_cast<uint64_t>(config.fsync_warning_threshold_ms);
   o.snapshot_every = static_cast<uint64_t>(std::max<int64_t>(config.snap_count, 100));
   o.keep_tail = std::min<uint64_t>(5000, o.snapshot_every);
   // The election timeout follows the ZooKeeper config: syncLimit ticks, at least a second, so a

@@ -287,6 +287,7 @@ void RaftReplicatedLog::refresh_figures() {
   s.last_term = st.last_term;
   s.applied_index = node_->applied_index();  // handed to the state machine (the core's own lags)
   s.snapshot_index = st.snapshot_index;
+  s.fsync_threshold_exceeded = node_->storage_stats().fsync_threshold_exceeded;
   if (st.membership.voters.size() == 1 && st.membership.learners.empty() && st.peers.empty()) {
     s.mode = "standalone";
   } else if (st.role == consensus::Role::kLeader) {

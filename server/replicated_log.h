@@ -35,6 +35,7 @@ struct ReplicationStatus {
   // The log's bounds (lgif).
   uint64_t first_index = 0, first_term = 0, last_index = 0, last_term = 0;
   uint64_t applied_index = 0, snapshot_index = 0;
+  uint64_t fsync_threshold_exceeded = 0;  // fsyncs slower than fsync.warningthresholdms
 };
 
 struct MembershipView {

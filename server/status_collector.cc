@@ -98,6 +98,7 @@ ServerStatus collect_status(const StatusSources& s) {
   st.max_file_descriptor_count = s.file_descriptors.second;
   st.auth_failed_count = static_cast<int64_t>(s.stats->auth_failed);
   st.slow_requests = static_cast<int64_t>(s.stats->slow_requests);
+  st.fsync_threshold_exceed_count = static_cast<int64_t>(s.replication.fsync_threshold_exceeded);
   st.extra_metrics.emplace_back("fsync_count", std::to_string(s.fsyncs));
   const auto& repl = s.replication;
   if (repl.mode == "leader") {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "consensus/group_commit_log.h"
+#include "raft_node_sync_gate_env.h"
 #include "storage_test_util.h"
 
 namespace zkraft::consensus {
@@ -164,6 +165,32 @@ TEST(GroupCommit, SubmitAfterStopFailsImmediately) {
   });
   EXPECT_TRUE(called);
   EXPECT_EQ(got.code(), Status::Code::kClosed);
+}
+
+// fsync.warningthresholdms: a sync held back 60 ms by the gate is over a 10 ms threshold and
+// counted; with the threshold at 0 nothing is.
+TEST(GroupCommit, AnFsyncSlowerThanTheWarningThresholdIsCounted) {
+  for (uint64_t threshold : {uint64_t{10}, uint64_t{0}}) {
+    TempDir tmp;
+    testing::SyncGateEnv env;
+    StorageOptions so;
+    so.env = &env;
+    std::string err;
+    auto storage = LogStorage::open(tmp.path(), so, &err);
+    ASSERT_NE(storage, nullptr) << err;
+    GroupCommitOptions go;
+    go.fsync_warning_ms = threshold;
+    GroupCommitLog log(std::move(storage), go);
+    env.close_gate();
+    log.submit(make_entries(1, 2, 1), std::nullopt, nullptr, /*need_sync=*/true);
+    log.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    env.open_gate();
+    log.stop();
+    EXPECT_EQ(log.stats().fsyncs, 1u);
+    EXPECT_GE(log.stats().fsync_micros_max, 60000u);
+    EXPECT_EQ(log.stats().fsync_threshold_exceeded, threshold == 10 ? 1u : 0u) << threshold;
+  }
 }
 
 }  // namespace

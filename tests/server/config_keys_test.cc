@@ -69,6 +69,8 @@ const std::map<std::string, Sample>& samples() {
       {"admin_command_url", {"/cmd", [](const Config& c) { return c.admin_command_url == "/cmd"; }}},
       {"admin_idle_timeout_ms", {"1234", [](const Config& c) { return c.admin_idle_timeout_ms == 1234; }}},
       {"fsync", {"false", [](const Config& c) { return !c.fsync; }}},
+      {"fsync_warning_threshold_ms", {"50", [](const Config& c) { return c.fsync_warning_threshold_ms == 50; }}},
+      {"log_level", {"debug", [](const Config& c) { return c.log_level == "debug"; }}},
       {"snap_count", {"5000", [](const Config& c) { return c.snap_count == 5000; }}},
       {"reconfig_enabled", {"true", [](const Config& c) { return c.reconfig_enabled; }}},
       {"extended_types_enabled", {"true", [](const Config& c) { return c.extended_types_enabled; }}},

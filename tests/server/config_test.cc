@@ -574,3 +574,25 @@ TEST(CommandLineDeathTest, VersionExitsZero) {
 
 }  // namespace
 }  // namespace zkraft::server
+
+namespace zkraft::server {
+namespace {
+
+TEST(Config, LogLevelIsOneOfSpdlogsNames) {
+  for (const char* level : {"trace", "debug", "info", "warn", "error", "critical", "off"}) {
+    Config c;
+    c.data_dir = "/d";
+    c.log_level = level;
+    std::string err;
+    EXPECT_TRUE(validate_config(c, &err)) << level << ": " << err;
+  }
+  Config c;
+  c.data_dir = "/d";
+  c.log_level = "verbose";
+  std::string err;
+  EXPECT_FALSE(validate_config(c, &err));
+  EXPECT_EQ(err, "config error: log_level: verbose is not one of trace, debug, info, warn, error, critical, off");
+}
+
+}  // namespace
+}  // namespace zkraft::server
