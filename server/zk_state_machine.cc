@@ -58,7 +58,22 @@ bool ZkStateMachine::restore(int64_t zxid, std::string_view bytes) {
   tree_ = std::move(tree);
   last_zxid_ = std::max(last, zxid);
   tree_.set_last_zxid(last_zxid_);
+  // Pairs past the snapshot's zxid (never on a Raft log, whose snapshots only move forward)
+  // would describe a history this state no longer has.
+  while (!digest_log_.empty() && digest_log_.back().zxid > last_zxid_) digest_log_.pop_back();
   return true;
+}
+
+void ZkStateMachine::skip(int64_t zxid) {
+  last_zxid_ = zxid;
+  log_digest(zxid);
+}
+
+void ZkStateMachine::log_digest(int64_t zxid) {
+  if (zxid % kDigestLogInterval != 0) return;
+  const int64_t digest = options_.digest_enabled ? static_cast<int64_t>(tree_.tree_digest()) : 0;
+  digest_log_.push_back(ZxidDigest{zxid, digest});
+  if (digest_log_.size() > kDigestLogLimit) digest_log_.pop_front();
 }
 
 ApplyOutcome ZkStateMachine::apply(int64_t zxid, const Txn& txn, bool want_reply) {
@@ -102,6 +117,7 @@ ApplyOutcome ZkStateMachine::apply(int64_t zxid, const Txn& txn, bool want_reply
       break;
   }
   tree_.set_last_zxid(zxid);
+  log_digest(zxid);
   return out;
 }
 

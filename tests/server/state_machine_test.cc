@@ -217,5 +217,98 @@ TEST(ZkStateMachine, MalformedRequestIsAMarshallingErrorThatStillUsesAZxid) {
   EXPECT_EQ(sm.last_zxid(), 2);
 }
 
+// ---- The digest history `hash` prints (DataTree.logZxidDigest). ----
+
+// The write of entry `zxid` in a deterministic little workload: creates, sets, deletes, a multi,
+// ephemerals and session churn; some fail, as real workloads do.
+Txn workload_txn(int64_t zxid) {
+  const int64_t session = 1 + (zxid / 97) % 3;
+  const std::string path = "/n" + std::to_string(zxid % 17);
+  switch (zxid % 7) {
+    case 0: return session_txn(session);  // already there most of the time: SessionExpired
+    case 1: return create(session, path, zxid % 2 == 0 ? jute::create_mode::kEphemeral : 0);
+    case 2: return request(session, op::kSetData, bytes_of(jute::SetDataRequest{path, {"v" + std::to_string(zxid), false}, -1}), zxid);
+    case 3: return request(session, op::kDelete, bytes_of(jute::DeleteRequest{path, -1}), zxid);
+    case 4: {
+      jute::MultiRequest m;
+      m.ops.push_back({op::kCreate, jute::CreateRequest{path + "m", {"x", false}, kOpen, 0}});
+      m.ops.push_back({op::kSetData, jute::SetDataRequest{path, {"y", false}, -1}});
+      return request(session, op::kMulti, bytes_of(m), zxid);
+    }
+    case 5: {
+      Txn close;
+      close.kind = TxnKind::kCloseSession;
+      close.session_id = session;
+      return close;
+    }
+    default: return create(session, path + "s-", jute::create_mode::kPersistentSequential);
+  }
+}
+
+TEST(ZkStateMachineDigest, RecordsTheTreeDigestEvery128ZxidsAndKeepsTheLast1024) {
+  ZkStateMachine sm;
+  std::vector<ZxidDigest> expected;
+  for (int64_t z = 1; z <= 3 * 128 + 5; ++z) {
+    if (z % 11 == 0) {
+      sm.skip(z);  // a Raft no-op still takes its zxid and its turn
+    } else {
+      sm.apply(z, workload_txn(z));
+    }
+    if (z % 128 == 0) expected.push_back({z, static_cast<int64_t>(sm.tree().tree_digest())});
+  }
+  ASSERT_EQ(sm.digest_log().size(), 3u);
+  EXPECT_EQ(std::vector<ZxidDigest>(sm.digest_log().begin(), sm.digest_log().end()), expected);
+  EXPECT_EQ(sm.digest_log()[2].zxid, 384);  // hex 180
+  // The workload changes the tree between the pairs.
+  EXPECT_NE(expected[0].digest, expected[1].digest);
+  EXPECT_NE(expected[1].digest, expected[2].digest);
+
+  // The oldest pairs go once 1024 are kept.
+  for (int64_t z = 3 * 128 + 6; z <= 1030 * 128; ++z) sm.skip(z);
+  ASSERT_EQ(sm.digest_log().size(), ZkStateMachine::kDigestLogLimit);
+  EXPECT_EQ(sm.digest_log().front().zxid, 7 * 128);
+  EXPECT_EQ(sm.digest_log().back().zxid, 1030 * 128);
+}
+
+// Two servers, one restored from the other's snapshot midway (a follower that installed a
+// snapshot, or restarted): the same pairs for every zxid both applied.
+TEST(ZkStateMachineDigest, ARestoredReplicaRecordsTheSamePairsAsOneThatAppliedEverything) {
+  ZkStateMachine straight, other, restored;
+  const int64_t cut = 300;
+  for (int64_t z = 1; z <= 1000; ++z) {
+    Txn t = workload_txn(z);
+    straight.apply(z, t, true);
+    if (z <= cut) other.apply(z, t, false);
+    if (z == cut) ASSERT_TRUE(restored.restore(cut, other.serialize()));
+    if (z > cut) restored.apply(z, t, false);
+  }
+  ASSERT_EQ(straight.digest_log().size(), 7u);
+  // The restored one has the pairs after its snapshot, identical to the straight one's.
+  std::vector<ZxidDigest> tail(straight.digest_log().begin() + 2, straight.digest_log().end());
+  EXPECT_EQ(std::vector<ZxidDigest>(restored.digest_log().begin(), restored.digest_log().end()), tail);
+  EXPECT_EQ(restored.tree().tree_digest(), straight.tree().tree_digest());
+}
+
+TEST(ZkStateMachineDigest, DigestDisabledRecordsZeroAtTheSameCadence) {
+  StateMachineOptions o;
+  o.digest_enabled = false;  // zookeeper.digest.enabled=false: ZooKeeper's tree hash stays 0
+  ZkStateMachine sm(o);
+  for (int64_t z = 1; z <= 260; ++z) sm.apply(z, workload_txn(z));
+  ASSERT_EQ(sm.digest_log().size(), 2u);
+  EXPECT_EQ(sm.digest_log()[0], (ZxidDigest{128, 0}));
+  EXPECT_EQ(sm.digest_log()[1], (ZxidDigest{256, 0}));
+}
+
+TEST(ZkStateMachineDigest, RestoreToAnEarlierZxidForgetsLaterPairs) {
+  ZkStateMachine a;
+  for (int64_t z = 1; z <= 200; ++z) a.apply(z, workload_txn(z));
+  const std::string snap = a.serialize();
+  for (int64_t z = 201; z <= 300; ++z) a.apply(z, workload_txn(z));
+  ASSERT_EQ(a.digest_log().size(), 2u);
+  ASSERT_TRUE(a.restore(200, snap));
+  ASSERT_EQ(a.digest_log().size(), 1u);
+  EXPECT_EQ(a.digest_log()[0].zxid, 128);
+}
+
 }  // namespace
 }  // namespace zkraft::server
