@@ -9,6 +9,7 @@
 #include "jute/opcodes.h"
 #include "jute/requests.h"
 #include "jute/responses.h"
+#include "server/membership_text.h"
 #include "server/txn.h"
 #include "server/zk_state_machine.h"
 #include "session/session_password.h"
@@ -308,6 +309,105 @@ TEST(ZkStateMachineDigest, RestoreToAnEarlierZxidForgetsLaterPairs) {
   ASSERT_TRUE(a.restore(200, snap));
   ASSERT_EQ(a.digest_log().size(), 1u);
   EXPECT_EQ(a.digest_log()[0].zxid, 128);
+}
+
+// ---- reconfig: ZooKeeper's checks in PrepRequestProcessor's order. ----
+
+class ReconfigOrder : public ::testing::Test {
+ protected:
+  static constexpr int64_t kSession = 5;
+  static std::string spec(int64_t id, int32_t base, bool client = true) {
+    std::string s = "server." + std::to_string(id) + "=127.0.0.1:" + std::to_string(base) + ":" +
+                    std::to_string(base + 1);
+    if (client) s += ";127.0.0.1:" + std::to_string(base + 2);
+    return s;
+  }
+  static std::vector<PeerConfig> three() {
+    std::vector<PeerConfig> out;
+    for (int64_t id : {1, 2, 3}) {
+      PeerConfig p;
+      EXPECT_TRUE(parse_server_spec(spec(id, 2000 + 10 * static_cast<int32_t>(id)), p, nullptr));
+      out.push_back(p);
+    }
+    return out;
+  }
+  ZkStateMachine make(bool enabled = true, bool ensemble = true) {
+    StateMachineOptions o;
+    o.reconfig_enabled = enabled;
+    ZkStateMachine sm(o);
+    if (ensemble) sm.mutable_tree().set_config_data(membership_text(three(), 0));
+    EXPECT_TRUE(sm.apply(++zxid, session_txn(kSession)).session_created);
+    return sm;
+  }
+  int32_t reconfig(ZkStateMachine& sm, const std::string& joining, const std::string& leaving,
+                   const std::string& members, int64_t from = -1, bool super = false,
+                   int64_t session = kSession) {
+    jute::ReconfigRequest r{joining, leaving, members, from};
+    Txn t = request(session, op::kReconfig, bytes_of(r));
+    if (super) t.auth = {{"super", ""}};
+    return sm.apply(++zxid, t).err;
+  }
+  std::string config(const ZkStateMachine& sm) {
+    jute::Buffer d;
+    jute::Stat st;
+    EXPECT_EQ(sm.tree().get_data("/zookeeper/config", {}, d, st), err::kOk);
+    return d.bytes;
+  }
+  int64_t zxid = 0;
+};
+
+TEST_F(ReconfigOrder, DisabledComesBeforeTheSessionAndTheSessionBeforeStandalone) {
+  auto off = make(false);
+  EXPECT_EQ(reconfig(off, spec(4, 2040), "", "", -1, false, 999), err::kReconfigDisabled);
+  auto on = make(true, false);  // standalone: no membership in /zookeeper/config
+  EXPECT_EQ(reconfig(on, spec(4, 2040), "", "", -1, false, 999), err::kSessionExpired);
+  EXPECT_EQ(reconfig(on, spec(4, 2040), "", "", 12345), err::kUnimplemented);  // not NoAuth, not BadVersion
+}
+
+TEST_F(ReconfigOrder, WithoutWritePermissionABadVersionIsBadVersion) {
+  auto sm = make();
+  EXPECT_EQ(reconfig(sm, spec(4, 2040), "", "", 12345), err::kBadVersion);
+  EXPECT_EQ(reconfig(sm, spec(4, 2040), "", "", -5), err::kBadVersion);  // only -1 means "any"
+  EXPECT_EQ(reconfig(sm, "", "3", "", 1), err::kBadVersion);
+}
+
+TEST_F(ReconfigOrder, WithoutWritePermissionBadMembersAreBadArguments) {
+  auto sm = make();
+  EXPECT_EQ(reconfig(sm, "garbage", "", ""), err::kBadArguments);                 // no '='
+  EXPECT_EQ(reconfig(sm, "server.4=127.0.0.1:2040", "", ""), err::kBadArguments);  // one port
+  EXPECT_EQ(reconfig(sm, spec(4, 2040, false), "", ""), err::kBadArguments);      // no client port
+  EXPECT_EQ(reconfig(sm, spec(4, 2010), "", ""), err::kBadArguments);  // server 1's addresses
+  EXPECT_EQ(reconfig(sm, "", "", "nonsense"), err::kBadArguments);
+  // Long.parseLong's exception is a MarshallingError in ZooKeeper.
+  EXPECT_EQ(reconfig(sm, "", "two", ""), err::kMarshallingError);
+  EXPECT_EQ(reconfig(sm, "server.x=127.0.0.1:1:2;3", "", ""), err::kMarshallingError);
+  // standaloneEnabled's rule: the new config keeps at least 2 voters.
+  EXPECT_EQ(reconfig(sm, "", "2,3", ""), err::kBadArguments);
+  EXPECT_EQ(reconfig(sm, "", "", spec(1, 2010)), err::kBadArguments);
+  // A bad version is found before bad members.
+  EXPECT_EQ(reconfig(sm, "garbage", "", "", 77), err::kBadVersion);
+  // Only a well-formed change reaches the permission check.
+  EXPECT_EQ(reconfig(sm, spec(4, 2040), "", ""), err::kNoAuth);
+  EXPECT_EQ(reconfig(sm, "", "3", "", 0), err::kNoAuth);
+  EXPECT_EQ(config(sm), membership_text(three(), 0));  // nothing changed
+}
+
+TEST_F(ReconfigOrder, WithPermissionTheChangeIsMadeLeavingServersFirst) {
+  auto sm = make();
+  ASSERT_EQ(reconfig(sm, spec(4, 2040), "", "", 0, true), err::kOk);
+  const int64_t made = zxid;
+  std::vector<PeerConfig> members;
+  int64_t version = 0;
+  ASSERT_TRUE(parse_membership_text(config(sm), members, &version));
+  EXPECT_EQ(version, made);
+  EXPECT_EQ(members.size(), 4u);
+  EXPECT_EQ(reconfig(sm, "", "4", "", 0, true), err::kBadVersion);  // the old version is gone
+  // Leaving goes before joining: a server both leaving and joining stays, with its new spec.
+  ASSERT_EQ(reconfig(sm, spec(3, 2050), "3", "", made, true), err::kOk);
+  ASSERT_TRUE(parse_membership_text(config(sm), members, &version));
+  ASSERT_EQ(members.size(), 4u);
+  EXPECT_EQ(members[2].id, 3);
+  EXPECT_EQ(members[2].peer_port, 2050);
 }
 
 }  // namespace
