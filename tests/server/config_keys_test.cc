@@ -70,6 +70,7 @@ const std::map<std::string, Sample>& samples() {
       {"reconfig_enabled", {"true", [](const Config& c) { return c.reconfig_enabled; }}},
       {"extended_types_enabled", {"true", [](const Config& c) { return c.extended_types_enabled; }}},
       {"read_only_mode", {"true", [](const Config& c) { return c.read_only_mode; }}},
+      {"digest_enabled", {"false", [](const Config& c) { return !c.digest_enabled; }}},
       {"super_digest", {"super:abc=", [](const Config& c) { return c.super_digest == "super:abc="; }}},
       {"joining", {"true", [](const Config& c) { return c.joining; }}},
       {"network_threads", {"3", [](const Config& c) { return c.network_threads == 3; }}},
