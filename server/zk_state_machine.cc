@@ -246,13 +246,21 @@ bool java_parse_long(std::string_view s, int64_t& v) {
   return true;
 }
 
+// Wildcard and loopback addresses, which checkAddressDuplicate leaves out. (ZooKeeper resolves
+// host names first; the state machine compares them as written.)
+bool special_address(std::string_view host) {
+  return host.empty() || host == "0.0.0.0" || host == "::" || host == "::1" ||
+         host == "localhost" || host.starts_with("127.");
+}
+
 // QuorumServer.checkAddressDuplicate: no quorum, election or client address of one server may
-// be another's (wildcard client addresses aside).
+// be another's, wildcard and loopback addresses aside.
 bool addresses_collide(const PeerConfig& a, const PeerConfig& b) {
   auto addrs = [](const PeerConfig& p) {
-    std::vector<std::pair<std::string, int32_t>> v{{p.host, p.peer_port}, {p.host, p.election_port}};
-    if (p.client_port != 0 && !p.client_address.empty() && p.client_address != "0.0.0.0") {
-      v.emplace_back(p.client_address, p.client_port);
+    std::vector<std::pair<std::string, int32_t>> v;
+    for (auto [host, port] : {std::pair<std::string, int32_t>{p.host, p.peer_port},
+                              {p.host, p.election_port}, {p.client_address, p.client_port}}) {
+      if (port != 0 && !special_address(host)) v.emplace_back(host, port);
     }
     return v;
   };

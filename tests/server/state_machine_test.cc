@@ -316,10 +316,11 @@ TEST(ZkStateMachineDigest, RestoreToAnEarlierZxidForgetsLaterPairs) {
 class ReconfigOrder : public ::testing::Test {
  protected:
   static constexpr int64_t kSession = 5;
-  static std::string spec(int64_t id, int32_t base, bool client = true) {
-    std::string s = "server." + std::to_string(id) + "=127.0.0.1:" + std::to_string(base) + ":" +
+  static std::string spec(int64_t id, int32_t base, bool client = true,
+                          const std::string& host = "10.0.0.1") {
+    std::string s = "server." + std::to_string(id) + "=" + host + ":" + std::to_string(base) + ":" +
                     std::to_string(base + 1);
-    if (client) s += ";127.0.0.1:" + std::to_string(base + 2);
+    if (client) s += ";" + host + ":" + std::to_string(base + 2);
     return s;
   }
   static std::vector<PeerConfig> three() {
@@ -377,6 +378,7 @@ TEST_F(ReconfigOrder, WithoutWritePermissionBadMembersAreBadArguments) {
   EXPECT_EQ(reconfig(sm, "server.4=127.0.0.1:2040", "", ""), err::kBadArguments);  // one port
   EXPECT_EQ(reconfig(sm, spec(4, 2040, false), "", ""), err::kBadArguments);      // no client port
   EXPECT_EQ(reconfig(sm, spec(4, 2010), "", ""), err::kBadArguments);  // server 1's addresses
+  EXPECT_EQ(reconfig(sm, "server.4=10.0.0.2:2010:2011;10.0.0.1:2012", "", ""), err::kBadArguments);
   EXPECT_EQ(reconfig(sm, "", "", "nonsense"), err::kBadArguments);
   // Long.parseLong's exception is a MarshallingError in ZooKeeper.
   EXPECT_EQ(reconfig(sm, "", "two", ""), err::kMarshallingError);
@@ -386,7 +388,24 @@ TEST_F(ReconfigOrder, WithoutWritePermissionBadMembersAreBadArguments) {
   EXPECT_EQ(reconfig(sm, "", "", spec(1, 2010)), err::kBadArguments);
   // A bad version is found before bad members.
   EXPECT_EQ(reconfig(sm, "garbage", "", "", 77), err::kBadVersion);
-  // Only a well-formed change reaches the permission check.
+  // Only a well-formed change reaches the permission check. Loopback and wildcard addresses are
+  // not compared (checkAddressDuplicate leaves them out).
+  ZkStateMachine local;
+  {
+    std::vector<PeerConfig> loopback;
+    for (int64_t id : {1, 2}) {
+      PeerConfig p;
+      ASSERT_TRUE(parse_server_spec(spec(id, 3000 + 10 * static_cast<int32_t>(id), true, "127.0.0.1"), p, nullptr));
+      loopback.push_back(p);
+    }
+    StateMachineOptions o;
+    o.reconfig_enabled = true;
+    local = ZkStateMachine(o);
+    local.mutable_tree().set_config_data(membership_text(loopback, 0));
+    ASSERT_TRUE(local.apply(++zxid, session_txn(kSession)).session_created);
+  }
+  EXPECT_EQ(reconfig(local, spec(4, 3010, true, "127.0.0.1"), "", ""), err::kNoAuth);
+  EXPECT_EQ(reconfig(local, "server.4=0.0.0.0:3010:3011;0.0.0.0:3012", "", ""), err::kNoAuth);
   EXPECT_EQ(reconfig(sm, spec(4, 2040), "", ""), err::kNoAuth);
   EXPECT_EQ(reconfig(sm, "", "3", "", 0), err::kNoAuth);
   EXPECT_EQ(config(sm), membership_text(three(), 0));  // nothing changed
