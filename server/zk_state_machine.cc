@@ -236,7 +236,7 @@ bool java_parse_long(std::string_view s, int64_t& v) {
     negative = s.front() == '-';
     s.remove_prefix(1);
   }
-  if (s.empty() || s.front() == '-' || s.front() == '+') return false;
+  if (s.empty()) return false;  // from_chars into an unsigned takes no sign of its own
   uint64_t u = 0;
   auto r = std::from_chars(s.data(), s.data() + s.size(), u);
   if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
