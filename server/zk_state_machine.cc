@@ -279,12 +279,14 @@ bool addresses_collide(const PeerConfig& a, const PeerConfig& b) {
 // first: reconfigEnabled (ReconfigDisabled) -> the session (SessionExpired) -> standalone
 // (Unimplemented) -> [reconfig in progress] -> fromConfig version (BadVersion) -> the members
 // (BadArguments; an id that is not a number is MarshallingError, as Long.parseLong's exception
-// is in ZooKeeper) -> at least 2 voters, standaloneEnabled's rule (BadArguments) -> [a synced
-// quorum in the new config] -> WRITE on /zookeeper/config (NoAuth).
-// The two bracketed checks are the leader's view of the moment, not replicated state, and are not
-// made: zkraft has no reconfig "in progress" (the committed config is the target the leader walks
-// Raft's membership to, one change at a time, and a later reconfig re-targets that walk), and
-// NewConfigNoQuorum is never answered.
+// is in ZooKeeper) -> at least 2 voters, standaloneEnabled's rule (BadArguments) -> a majority of
+// the new voters in sync with the leader (NewConfigNoQuorum) -> WRITE on /zookeeper/config
+// (NoAuth).
+// Who is in sync is the leader's view of the moment, not replicated state: the leader stamps it
+// into the entry when it proposes it (Txn::synced), so every server decides alike; an entry
+// without it (from before the field) skips that check. [reconfig in progress] is not a state
+// zkraft has: the committed config is the target the leader walks Raft's membership to, one
+// change at a time, and a later reconfig re-targets that walk.
 void ZkStateMachine::apply_reconfig(const tree::TxnContext& ctx, const Txn& txn,
                                     const jute::ReconfigRequest& req, ApplyOutcome& out) {
   namespace err = jute::err;
@@ -373,6 +375,17 @@ void ZkStateMachine::apply_reconfig(const tree::TxnContext& ctx, const Txn& txn,
     // standaloneEnabled (ZooKeeper's default, and zkraft's only mode): at least 2 followers.
     out.err = err::kBadArguments;
     return;
+  }
+  if (!txn.synced.empty()) {
+    // Leader.isQuorumSynced: the synced servers among the new voters make a majority of them.
+    size_t synced = std::count_if(members.begin(), members.end(), [&](const PeerConfig& m) {
+      return m.role == PeerRole::kParticipant &&
+             std::find(txn.synced.begin(), txn.synced.end(), static_cast<uint64_t>(m.id)) != txn.synced.end();
+    });
+    if (synced <= voters / 2) {
+      out.err = err::kNewConfigNoQuorum;
+      return;
+    }
   }
   std::vector<jute::ACL> acl;
   if (tree_.get_acl(path, super, acl, stat) != err::kOk) {

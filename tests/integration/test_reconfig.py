@@ -208,7 +208,8 @@ class Reconfig(unittest.TestCase):
     def test_checks_run_in_zookeepers_order_before_the_permission(self):
         # PrepRequestProcessor's order: ... fromConfig version (BadVersion), the members
         # (BadArguments; an id that is no number: MarshallingError), at least 2 voters
-        # (BadArguments), and only then WRITE on /zookeeper/config (NoAuth). A client without the
+        # (BadArguments), a majority of the new voters in sync with the leader (NewConfigNoQuorum),
+        # and only then WRITE on /zookeeper/config (NoAuth). A client without the
         # permission learns about its bad version or bad arguments first. The same calls against
         # a ZooKeeper 3.8 ensemble with reconfigEnabled give the reference answers. (Loopback
         # addresses are not compared for duplicates, so the joiner with server 1's 127.0.0.1
@@ -232,6 +233,10 @@ class Reconfig(unittest.TestCase):
                 ("one voter left", dict(joining=None, leaving="2,3", new_members=None)),
                 ("new members: one voter", dict(joining=None, leaving=None,
                                                 new_members="server.1=" + server1)),
+                ("new voters not running", dict(joining=None, leaving=None, new_members=",".join(
+                    ["server.1=" + server1] + ["server.%d=127.0.0.1:%d:%d;127.0.0.1:%d"
+                                               % (sid, free_port(), free_port(), free_port())
+                                               for sid in (8, 9)]))),
                 ("well-formed change", dict(joining=None, leaving="3", new_members=None)),
             ]
             c = KazooClient(hosts=ens.members[0].hosts, timeout=10.0)
@@ -259,7 +264,7 @@ class Reconfig(unittest.TestCase):
         self.assertEqual([a for _, a in got], [
             "BadVersionError", "BadVersionError", "BadArgumentsError", "BadArgumentsError",
             "NoAuthError", "MarshallingError", "BadArgumentsError", "BadArgumentsError",
-            "NoAuthError"], got)
+            "NewConfigNoQuorumError", "NoAuthError"], got)
         self.assertEqual(results["zookeeper"], got)
 
 

@@ -429,5 +429,55 @@ TEST_F(ReconfigOrder, WithPermissionTheChangeIsMadeLeavingServersFirst) {
   EXPECT_EQ(members[2].peer_port, 2050);
 }
 
+TEST(Txn, SyncedServersRoundTripAndOlderEntriesDecodeWithout) {
+  Txn t = request(1, op::kReconfig, "body");
+  const std::string before = encode_txn(t);  // the layout entries had before the field
+  t.synced = {3, 1};
+  const std::string with = encode_txn(t);
+  EXPECT_EQ(with.substr(0, before.size()), before);  // appended at the end
+  auto back = decode_txn(with);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->synced, (std::vector<uint64_t>{3, 1}));
+  auto old = decode_txn(before);
+  ASSERT_TRUE(old.has_value());
+  EXPECT_TRUE(old->synced.empty());
+  for (size_t cut = before.size() + 1; cut < with.size(); ++cut) {
+    EXPECT_FALSE(decode_txn(std::string_view(with).substr(0, cut)).has_value()) << cut;
+  }
+  EXPECT_EQ(peek_request_op(with), op::kReconfig);
+  EXPECT_EQ(peek_request_op(encode_txn(session_txn(4))), std::nullopt);
+  EXPECT_EQ(peek_request_op("short"), std::nullopt);
+}
+
+// Leader.isQuorumSynced: a majority of the new config's voters must be in sync with the leader,
+// checked after the voter count and before the permission.
+TEST_F(ReconfigOrder, ANewConfigWithoutASyncedMajorityIsNewConfigNoQuorumBeforeNoAuth) {
+  auto sm = make();
+  auto stamped = [&](const std::string& joining, const std::string& leaving, const std::string& members,
+                     std::vector<uint64_t> synced, bool super = false) {
+    jute::ReconfigRequest r{joining, leaving, members, -1};
+    Txn t = request(kSession, op::kReconfig, bytes_of(r));
+    t.synced = std::move(synced);
+    if (super) t.auth = {{"super", ""}};
+    return sm.apply(++zxid, t).err;
+  };
+  const std::string far = spec(1, 2010) + "," + spec(8, 2080) + "," + spec(9, 2090);
+  EXPECT_EQ(stamped("", "", far, {1, 2, 3}), err::kNewConfigNoQuorum);  // 1 of 3 in sync
+  EXPECT_EQ(stamped("", "", far, {1, 2, 3}, true), err::kNewConfigNoQuorum);
+  EXPECT_EQ(stamped("", "", far, {1, 8}), err::kNoAuth);  // 2 of 3
+  // Adding two servers nobody has heard of to three in sync: 3 of 5 is a majority.
+  EXPECT_EQ(stamped(spec(4, 2040) + "," + spec(5, 2050), "", "", {1, 2, 3}), err::kNoAuth);
+  EXPECT_EQ(stamped(spec(4, 2040), "", "", {1, 2}), err::kNewConfigNoQuorum);  // 2 of 4
+  // Observers do not vote: only voters count on either side.
+  EXPECT_EQ(stamped("server.4=10.0.0.1:2040:2041:observer;10.0.0.1:2042", "", "", {1, 2}), err::kNoAuth);
+  // Earlier checks first.
+  EXPECT_EQ(stamped("", "2,3", "", {1}), err::kBadArguments);  // one voter left
+  EXPECT_EQ(stamped("garbage", "", "", {1}), err::kBadArguments);
+  // Not stamped (an entry from before the field): not checked.
+  EXPECT_EQ(reconfig(sm, "", "", far), err::kNoAuth);
+  ASSERT_EQ(stamped("", "3", "", {1, 2, 3}, true), err::kOk);
+  EXPECT_EQ(config(sm).find("server.3="), std::string::npos);
+}
+
 }  // namespace
 }  // namespace zkraft::server
