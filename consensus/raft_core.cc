@@ -1043,6 +1043,8 @@ RaftStatus RaftCore::status() const {
   s.applied = applied_;
   s.first_index = log_.first_index();
   s.last_index = log_.last_index();
+  s.first_term = log_.term(s.first_index).value_or(0);
+  s.last_term = log_.last_term();
   s.snapshot_index = snapshot_meta_.index;
   s.membership = membership_;
   s.transferee = lead_transferee_;

@@ -277,6 +277,10 @@ RaftError RaftNode::transfer_leadership(NodeId to) {
   return driver_->transfer_leadership(to);
 }
 
+void RaftNode::snapshot_now() {
+  if (started_ && !stopped_) driver_->snapshot_now(options_.keep_tail);
+}
+
 void RaftNode::add_peer(NodeId id, const PeerAddress& addr) {
   if (id == options_.id) return;
   options_.peers[id] = addr;

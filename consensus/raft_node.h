@@ -126,6 +126,8 @@ class RaftNode {
   // Add voter / learner, remove, promote (one change at a time; leader only).
   ProposeResult change_membership(const ConfChange& cc);
   RaftError transfer_leadership(NodeId to);
+  // Takes a snapshot now, whatever options.snapshot_every says (an operator's csnp).
+  void snapshot_now();
   // Adds or re-addresses a peer (before proposing its membership, so it can be reached).
   void add_peer(NodeId id, const PeerAddress& addr);
   // An application message to another server, multiplexed with Raft messages on the transport

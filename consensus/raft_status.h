@@ -31,6 +31,8 @@ struct RaftStatus {
   Index applied = 0;
   Index first_index = 0;
   Index last_index = 0;
+  Term first_term = 0;  // of first_index (0 when the log holds no entry)
+  Term last_term = 0;
   Index snapshot_index = 0;  // latest snapshot the core can send
   Membership membership;
   NodeId transferee = 0;    // leadership transfer in progress to this node

@@ -43,7 +43,9 @@ bool FrameDecoder::feed(std::string_view bytes, std::vector<std::string>& frames
 bool is_four_letter_word(std::string_view w) {
   if (w.size() != 4) return false;
   if (w == std::string_view("\xff\xf4\xff\xfd", 4)) return true;  // telnet interrupt + close
-  return std::find(kFourLetterWords.begin(), kFourLetterWords.end(), w) != kFourLetterWords.end();
+  return std::find(kFourLetterWords.begin(), kFourLetterWords.end(), w) != kFourLetterWords.end() ||
+         std::find(kRaftFourLetterWords.begin(), kRaftFourLetterWords.end(), w) !=
+             kRaftFourLetterWords.end();
 }
 
 FirstBytes classify_first_bytes(std::string_view head) {

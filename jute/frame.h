@@ -57,7 +57,11 @@ inline constexpr std::array<std::string_view, 18> kFourLetterWords = {
     "ruok", "srvr", "stat", "mntr", "conf", "cons", "crst", "srst", "envi",
     "wchs", "wchc", "wchp", "dump", "isro", "dirs", "gtmk", "stmk", "hash"};
 
-// True for a word of kFourLetterWords, and for the telnet close sequence 0xfff4fffd that
+// zkraft's own words for Raft operators, named as ClickHouse Keeper names them: lgif (log
+// bounds), csnp (snapshot now), rqld (ask for leadership), ydld (yield leadership).
+inline constexpr std::array<std::string_view, 4> kRaftFourLetterWords = {"lgif", "csnp", "rqld", "ydld"};
+
+// True for a word of kFourLetterWords or kRaftFourLetterWords, and for the telnet close sequence 0xfff4fffd that
 // ZooKeeper also accepts on a new connection (answered with nothing).
 bool is_four_letter_word(std::string_view first4);
 

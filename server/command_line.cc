@@ -15,7 +15,7 @@ namespace zkraft::server {
 using namespace config_values;
 
 bool parse_command_line(int argc, char** argv, Config& cfg, std::string* error,
-                        std::string* output) {
+                        std::string* output, const std::vector<std::string>& jvm_words) {
   if (error != nullptr) error->clear();
   CLI::App app{"zkraft-server: a ZooKeeper-compatible coordination server replicated with Raft"};
   std::string config_file;
@@ -53,7 +53,11 @@ bool parse_command_line(int argc, char** argv, Config& cfg, std::string* error,
     }
     return false;
   }
-  if (!config_file.empty() && !load_config_file(config_file, cfg, error)) return false;
+  // The file first, remembering what it set, then the -D words for everything else: the file
+  // wins over a system property, as in ZooKeeper (config.h), whatever order they are read in.
+  std::set<const ConfigKey*> file_keys;
+  if (!config_file.empty() && !load_config_file(config_file, cfg, error, &file_keys)) return false;
+  if (!apply_system_properties(jvm_words, cfg, error, file_keys)) return false;
   // An empty flag value counts as not given, as before the table.
   auto given = [&](std::string_view flag) {
     for (const auto& [k, v] : flag_values) {
@@ -75,6 +79,11 @@ bool parse_command_line(int argc, char** argv, Config& cfg, std::string* error,
   }
   apply_server_identity(cfg, given("--client-port"), given("--client-address"));
   return validate_config(cfg, error);
+}
+
+bool parse_command_line(int argc, char** argv, Config& cfg, std::string* error,
+                        std::string* output) {
+  return parse_command_line(argc, argv, cfg, error, output, {});
 }
 
 bool parse_command_line(int argc, char** argv, Config& cfg, std::string* error) {

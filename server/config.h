@@ -20,6 +20,8 @@
 
 namespace zkraft::server {
 
+struct ConfigKey;  // config_keys.h
+
 enum class PeerRole { kParticipant, kObserver };
 
 // One ensemble member (zoo.cfg `server.N=host:peer:election[:role][;[addr:]port]`).
@@ -77,8 +79,20 @@ struct Config {
   bool joining = false;
   int64_t snap_count = 100000;          // snapshot after about this many entries
 
+  // The container/TTL reaper (ZooKeeper's ContainerManager, run by the leader): how often it
+  // looks for empty containers and expired TTL nodes, how many removals it proposes per minute
+  // at most, and how long a container that never had a child is kept (0 = for ever).
+  int32_t container_check_interval_ms = 60000;  // znode.container.checkIntervalMs
+  int32_t container_max_per_minute = 10000;     // znode.container.maxPerMinute
+  int64_t container_max_never_used_ms = 0;      // znode.container.maxNeverUsedIntervalMs
+  // zookeeper.enforceQuota: a create or setData that would pass a hard quota limit fails with
+  // QuotaExceeded. Applied by every server, so it must be the same on all of them.
+  bool enforce_quota = false;
+
   // Threads serving client connections (NetworkPool); 0 = one per core, at most 4.
   int32_t network_threads = 0;
+  // Requests slower than this (received to replied) are logged with the time of each stage.
+  int32_t slow_request_threshold_ms = 1000;
 
   std::vector<PeerConfig> servers;      // empty (or just this server) = standalone
 
@@ -102,17 +116,36 @@ std::string raft_log_dir(const Config& cfg);
 
 // Parses our YAML format into cfg (only keys present change cfg). Unknown keys are errors.
 // Keys that are accepted but not acted on add a line to cfg.warnings when set to a non-default.
-bool parse_yaml_config(std::string_view text, Config& cfg, std::string* error);
+// `given`, if not null, collects the keys the text set (so a later source can tell what the file
+// decided, see parse_command_line).
+bool parse_yaml_config(std::string_view text, Config& cfg, std::string* error,
+                       std::set<const ConfigKey*>* given = nullptr);
 
 // Parses a zoo.cfg (java.util.Properties syntax: key=value, key: value or key value; # and !
 // comments) into cfg. Sets ZooKeeper's own defaults first where they differ from ours
 // (client_address and admin_address "0.0.0.0", tick_time_ms 3000). Unknown keys are accepted,
 // as ZooKeeper turns them into system properties, and named in ONE line of cfg.warnings.
-bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error);
+// A key may also be spelled as the Java system property ZooKeeper reads for it
+// (zookeeper.enforceQuota, znode.container.checkIntervalMs): see ConfigKey::sysprop.
+bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error,
+                   std::set<const ConfigKey*>* given = nullptr);
 
 // Reads `path` and parses it as YAML if it ends in .yaml/.yml, as zoo.cfg if it ends in .cfg or
 // .properties, otherwise by content (a `key=value` line before any `key:` line means zoo.cfg).
-bool load_config_file(const std::string& path, Config& cfg, std::string* error);
+bool load_config_file(const std::string& path, Config& cfg, std::string* error,
+                      std::set<const ConfigKey*>* given = nullptr);
+
+// The words of ZooKeeper's JVM flag variables, as zkServer.sh hands them to java: SERVER_JVMFLAGS,
+// then JVMFLAGS (so a property in JVMFLAGS wins), split on whitespace as the shell splits an
+// unquoted variable. Null pointers are empty variables.
+std::vector<std::string> jvm_flag_words(const char* server_jvmflags, const char* jvmflags);
+
+// Applies the `-Dname=value` words among `words` whose name is a key's system property
+// (ConfigKey::sysprop), later words winning, to every key not in `skip`. Other words (-Xmx512m,
+// -Dlog4j..., unknown properties) are ignored silently, as a JVM ignores properties nobody reads.
+// A known property with a bad value is an error naming the word.
+bool apply_system_properties(const std::vector<std::string>& words, Config& cfg, std::string* error,
+                             const std::set<const ConfigKey*>& skip = {});
 
 // If <data_dir>/myid exists, sets server_id from it (an integer 0..255, whitespace trimmed).
 bool read_myid(Config& cfg, std::string* error);
@@ -128,10 +161,17 @@ bool validate_config(const Config& cfg, std::string* error);
 
 // The server's command line: --config FILE, then one override flag per key that has one in the
 // table (--client-port, --client-address, --data-dir, --tick-time, --server-id, --admin-port,
-// --network-threads). Order of application: defaults, file, flags, myid (only if --server-id was
-// not given and data_dir has no "{id}"), apply_server_identity, validate.
+// --network-threads). Order of application: defaults, the -D words of `jvm_words` (see
+// apply_system_properties) for the keys the file does not set, the file, flags, myid (only if
+// --server-id was not given and data_dir has no "{id}"), apply_server_identity, validate.
+// So a file beats a system property, as in ZooKeeper, where QuorumPeerConfig turns a zoo.cfg key
+// K it does not know into System.setProperty("zookeeper." + K), overwriting the -D value before
+// the server reads it; the flags beat both.
 // Returns true when the server should run. False with *error set: a bad configuration (exit 2).
 // False with *error empty: --help or --version, whose text is in *output (print it, exit 0).
+bool parse_command_line(int argc, char** argv, Config& cfg, std::string* error,
+                        std::string* output, const std::vector<std::string>& jvm_words);
+// No -D words.
 bool parse_command_line(int argc, char** argv, Config& cfg, std::string* error,
                         std::string* output);
 // The older form: on --help / --version it prints *output to stdout and calls std::exit(0).

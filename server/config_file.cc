@@ -32,7 +32,8 @@ std::string raft_log_dir(const Config& cfg) {
   return (std::filesystem::path(parent) / "raft").string();
 }
 
-bool load_config_file(const std::string& path, Config& cfg, std::string* error) {
+bool load_config_file(const std::string& path, Config& cfg, std::string* error,
+                      std::set<const ConfigKey*>* given) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return fail(error, path + ": cannot open file");
   std::stringstream ss;
@@ -60,7 +61,7 @@ bool load_config_file(const std::string& path, Config& cfg, std::string* error) 
       break;
     }
   }
-  return yaml ? parse_yaml_config(text, cfg, error) : parse_zoo_cfg(text, cfg, error);
+  return yaml ? parse_yaml_config(text, cfg, error, given) : parse_zoo_cfg(text, cfg, error, given);
 }
 
 bool read_myid(Config& cfg, std::string* error) {

@@ -43,11 +43,12 @@ const ConfigKey kKeys[] = {
     {.yaml = "max_client_connections", .zoo = "maxClientCnxns", .type = KeyType::kInt, .lo = 0,
      .hi = kMaxInt32, .doc = "Most concurrent connections from one client IP; 0 = unlimited.",
      .field = &Config::max_client_cnxns},
-    {.yaml = "max_buffer", .type = KeyType::kInt, .lo = 1, .hi = kMaxInt32,
+    {.yaml = "max_buffer", .zoo = "jute.maxbuffer", .sysprop = "jute.maxbuffer",
+     .type = KeyType::kInt, .lo = 1, .hi = kMaxInt32,
      .doc = "Largest request frame and znode data in bytes (ZooKeeper jute.maxbuffer).",
      .field = &Config::max_buffer},
-    {.yaml = "global_outstanding_limit", .zoo = "globalOutstandingLimit", .type = KeyType::kInt,
-     .lo = 1, .hi = kMaxInt32,
+    {.yaml = "global_outstanding_limit", .zoo = "globalOutstandingLimit",
+     .sysprop = "zookeeper.globalOutstandingLimit", .type = KeyType::kInt, .lo = 1, .hi = kMaxInt32,
      .doc = "Requests queued in the whole server before reading from clients pauses.",
      .field = &Config::global_outstanding_limit},
     {.yaml = "max_outstanding_per_connection", .type = KeyType::kInt, .lo = 1, .hi = kMaxInt32,
@@ -56,46 +57,68 @@ const ConfigKey kKeys[] = {
     {.yaml = "max_watches_per_connection", .type = KeyType::kInt, .lo = 0, .hi = kMaxInt32,
      .doc = "Distinct paths one connection may watch; 0 = unlimited.",
      .field = &Config::max_watches_per_connection},
-    {.yaml = "four_letter_words", .zoo = "4lw.commands.whitelist", .type = KeyType::kWords,
+    {.yaml = "four_letter_words", .zoo = "4lw.commands.whitelist",
+     .sysprop = "zookeeper.4lw.commands.whitelist", .type = KeyType::kWords,
      .doc = "Four-letter words answered on the client port; \"*\" = all.",
      .field = &Config::four_letter_words},
     {.yaml = "server_id", .flag = "--server-id", .flag_arg = "ID", .type = KeyType::kInt, .lo = 0,
      .hi = kMaxServerId,
      .doc = "This server's id (top byte of session ids); <data_dir>/myid overrides it.",
      .field = &Config::server_id},
-    {.yaml = "admin_port", .zoo = "admin.serverPort", .flag = "--admin-port", .flag_arg = "PORT",
+    {.yaml = "admin_port", .zoo = "admin.serverPort", .sysprop = "zookeeper.admin.serverPort",
+     .flag = "--admin-port", .flag_arg = "PORT",
      .type = KeyType::kInt, .lo = 0, .hi = kMaxPort,
      .doc = "HTTP AdminServer port; 0 = disabled. Not implemented yet.",
      .field = &Config::admin_port, .ignored = kNoAdminServer},
-    {.yaml = "admin_address", .zoo = "admin.serverAddress", .type = KeyType::kString,
+    {.yaml = "admin_address", .zoo = "admin.serverAddress",
+     .sysprop = "zookeeper.admin.serverAddress", .type = KeyType::kString,
      .doc = "HTTP AdminServer address (zoo.cfg default 0.0.0.0). Not implemented yet.",
      .field = &Config::admin_address, .zoo_default = "0.0.0.0", .ignored = kNoAdminServer},
-    {.zoo = "admin.enableServer", .type = KeyType::kBool,
+    {.zoo = "admin.enableServer", .sysprop = "zookeeper.admin.enableServer", .type = KeyType::kBool,
      .doc = "false disables the HTTP AdminServer (sets admin port 0). Not implemented yet.",
      .field = &Config::admin_enabled, .ignored = kNoAdminServer},
-    {.yaml = "fsync", .zoo = "forceSync", .type = KeyType::kBool,
+    {.yaml = "fsync", .zoo = "forceSync", .sysprop = "zookeeper.forceSync", .type = KeyType::kBool,
      .doc = "fsync the log before acknowledging a write. Turn off only for tests.",
      .field = &Config::fsync},
-    {.yaml = "snap_count", .zoo = "snapCount", .type = KeyType::kInt, .lo = 2, .hi = kMaxInt64,
+    {.yaml = "snap_count", .zoo = "snapCount", .sysprop = "zookeeper.snapCount",
+     .type = KeyType::kInt, .lo = 2, .hi = kMaxInt64,
      .doc = "Take a snapshot after about this many log entries (at least 100 are used).",
      .field = &Config::snap_count},
     {.yaml = "reconfig_enabled", .zoo = "reconfigEnabled", .type = KeyType::kBool,
      .doc = "Allow the reconfig operation (dynamic membership).",
      .field = &Config::reconfig_enabled},
     {.yaml = "extended_types_enabled", .zoo = "extendedTypesEnabled",
-     .zoo_alias = "zookeeper.extendedTypesEnabled", .type = KeyType::kBool,
+     .sysprop = "zookeeper.extendedTypesEnabled", .type = KeyType::kBool,
      .doc = "Allow TTL nodes.", .field = &Config::extended_types_enabled},
-    {.yaml = "read_only_mode", .zoo = "readonlymode.enabled", .type = KeyType::kBool,
+    {.yaml = "read_only_mode", .zoo = "readonlymode.enabled", .sysprop = "readonlymode.enabled",
+     .type = KeyType::kBool,
      .doc = "Without a quorum, serve read-only clients (ZooKeeper's read-only mode).",
      .field = &Config::read_only_mode},
-    {.yaml = "digest_enabled", .zoo = "digest.enabled", .zoo_alias = "zookeeper.digest.enabled",
+    {.yaml = "digest_enabled", .zoo = "digest.enabled", .sysprop = "zookeeper.digest.enabled",
      .type = KeyType::kBool,
      .doc = "Keep the tree digest the hash four-letter word prints (false: it prints 0).",
      .field = &Config::digest_enabled},
     {.yaml = "super_digest", .zoo = "DigestAuthenticationProvider.superDigest",
-     .zoo_alias = "zookeeper.DigestAuthenticationProvider.superDigest", .type = KeyType::kString,
+     .sysprop = "zookeeper.DigestAuthenticationProvider.superDigest", .type = KeyType::kString,
      .doc = "\"super:<base64 sha1>\": that digest identity bypasses ACLs; empty = none.",
      .field = &Config::super_digest},
+    {.yaml = "container_check_interval_ms", .zoo = "znode.container.checkIntervalMs",
+     .sysprop = "znode.container.checkIntervalMs", .type = KeyType::kInt, .lo = 1, .hi = kMaxInt32,
+     .doc = "How often the leader looks for empty containers and expired TTL nodes, ms.",
+     .field = &Config::container_check_interval_ms},
+    {.yaml = "container_max_per_minute", .zoo = "znode.container.maxPerMinute",
+     .sysprop = "znode.container.maxPerMinute", .type = KeyType::kInt, .lo = 1, .hi = kMaxInt32,
+     .doc = "Most container and TTL node removals the leader proposes per minute.",
+     .field = &Config::container_max_per_minute},
+    {.yaml = "container_max_never_used_ms", .zoo = "znode.container.maxNeverUsedIntervalMs",
+     .sysprop = "znode.container.maxNeverUsedIntervalMs", .type = KeyType::kInt, .lo = 0,
+     .hi = kMaxInt64,
+     .doc = "Remove a container that never had a child once unchanged this long, ms; 0 = never.",
+     .field = &Config::container_max_never_used_ms},
+    {.yaml = "enforce_quota", .zoo = "enforceQuota", .sysprop = "zookeeper.enforceQuota",
+     .type = KeyType::kBool,
+     .doc = "Refuse creates and setData past a hard quota limit (QuotaExceeded); same on every server.",
+     .field = &Config::enforce_quota},
     {.yaml = "joining", .zoo = "zkraft.joining", .type = KeyType::kBool,
      .doc = "Start outside the ensemble and wait to be added by a reconfig.",
      .field = &Config::joining},
@@ -103,6 +126,10 @@ const ConfigKey kKeys[] = {
      .flag_arg = "N", .type = KeyType::kInt, .lo = 0, .hi = 64,
      .doc = "Threads serving client connections; 0 = one per core, at most 4.",
      .field = &Config::network_threads},
+    {.yaml = "slow_request_threshold_ms", .zoo = "zkraft.slowRequestThresholdMs",
+     .type = KeyType::kInt, .lo = 0, .hi = kMaxInt32,
+     .doc = "Log each request slower than this, with the time in each stage; 0 = off.",
+     .field = &Config::slow_request_threshold_ms},
     {.yaml = "init_limit", .zoo = "initLimit", .type = KeyType::kInt, .lo = 1, .hi = kMaxInt32,
      .doc = "Ticks a follower may take to catch up. Accepted; Raft does not use it.",
      .field = &Config::init_limit,
@@ -135,7 +162,17 @@ const ConfigKey* find_yaml_key(std::string_view name) {
 const ConfigKey* find_zoo_key(std::string_view name) {
   if (name.empty()) return nullptr;
   for (const auto& k : kKeys) {
-    if (k.type != KeyType::kServers && (k.zoo == name || k.zoo_alias == name)) return &k;
+    if (k.type != KeyType::kServers && (k.zoo == name || k.zoo_alias == name || k.sysprop == name)) {
+      return &k;
+    }
+  }
+  return nullptr;
+}
+
+const ConfigKey* find_sysprop_key(std::string_view name) {
+  if (name.empty()) return nullptr;
+  for (const auto& k : kKeys) {
+    if (k.sysprop == name) return &k;
   }
   return nullptr;
 }
@@ -205,11 +242,14 @@ std::string config_keys_help() {
   const Config yaml_defaults;
   Config zoo_defaults;
   apply_zoo_defaults(zoo_defaults);
-  std::string out = "Configuration keys (YAML name / zoo.cfg name, flag; type; default):\n";
+  std::string out =
+      "Configuration keys (YAML name / zoo.cfg name, -Dsystem.property in SERVER_JVMFLAGS or "
+      "JVMFLAGS, flag; type; default):\n";
   for (const auto& k : kKeys) {
     out += "  " + std::string(k.yaml.empty() ? "-" : k.yaml) + " / " +
            std::string(k.zoo.empty() ? "-" : k.zoo);
     if (!k.zoo_alias.empty()) out += " (or " + std::string(k.zoo_alias) + ")";
+    if (!k.sysprop.empty()) out += ", -D" + std::string(k.sysprop);
     if (!k.flag.empty()) out += ", " + std::string(k.flag);
     out += "; ";
     switch (k.type) {

@@ -1,13 +1,15 @@
 #pragma once
 // The table of configuration keys: each key zkraft reads is named here once, with its YAML name,
-// its zoo.cfg name(s), its command-line flag, its type and bounds, a line of documentation and
-// the Config field it fills. The zoo.cfg and YAML parsers, the flags, --help and the key list in
+// its zoo.cfg name(s), the Java system property ZooKeeper reads for it, its command-line flag,
+// its type and bounds, a line of documentation and the Config field it fills. The zoo.cfg and
+// YAML parsers, the -D words of SERVER_JVMFLAGS/JVMFLAGS, the flags, --help and the key list in
 // conf/standalone.yaml (checked by a test) all follow this table.
 //
 // Defaults are the Config member initializers (one place: code elsewhere builds a Config{}); the
 // table only records where zoo.cfg's default differs (ZooKeeper's own defaults).
-// Invariants (tested): every YAML name, zoo.cfg name and flag appears at most once; every key but
-// `servers` has a field of the type its KeyType says.
+// Invariants (tested): every YAML name, zoo.cfg name, system property and flag appears at most
+// once (a key's zoo.cfg name may equal its own system property); every key but `servers` has a
+// field of the type its KeyType says.
 
 #include <cstdint>
 #include <set>
@@ -36,6 +38,13 @@ struct ConfigKey {
   std::string_view yaml = {};       // "" = zoo.cfg only
   std::string_view zoo = {};        // "" = YAML only
   std::string_view zoo_alias = {};  // a second zoo.cfg spelling, "" = none
+  // The Java system property ZooKeeper reads for this setting ("zookeeper.enforceQuota"), "" =
+  // none (ZooKeeper reads it from zoo.cfg only, e.g. tickTime). Accepted as a -D word and, as a
+  // zkraft extension, as a zoo.cfg key. ZooKeeper's own zoo.cfg spelling of a "zookeeper.X"
+  // property is X (QuorumPeerConfig sets "zookeeper." + key for keys it does not know); that is
+  // `zoo`. Properties without the prefix (znode.container.*, jute.maxbuffer) have no zoo.cfg
+  // spelling in ZooKeeper; zkraft takes the property name there too.
+  std::string_view sysprop = {};
   std::string_view flag = {};       // "--client-port", "" = no flag
   std::string_view flag_arg = {};   // what the flag takes, for --help ("PORT")
   KeyType type = KeyType::kString;
@@ -53,7 +62,8 @@ struct ConfigKey {
 
 std::span<const ConfigKey> config_keys();
 const ConfigKey* find_yaml_key(std::string_view name);
-const ConfigKey* find_zoo_key(std::string_view name);  // also by zoo_alias; not server.N
+const ConfigKey* find_zoo_key(std::string_view name);  // also by zoo_alias and sysprop; not server.N
+const ConfigKey* find_sysprop_key(std::string_view name);
 
 // Parses `text` into the key's field (not for kServers). `name` is what an error names: the
 // spelling the user wrote (zoo.cfg key, YAML key or flag).

@@ -216,11 +216,33 @@ std::string render_dump(const ServerStatus& s) {
   return out;
 }
 
+// ClickHouse Keeper's lgif: one "name<TAB>value" line per figure of the Raft log.
+std::string render_lgif(const ServerStatus& s) {
+  std::string out;
+  auto kv = [&out](const char* k, uint64_t v) { out += std::string(k) + "\t" + std::to_string(v) + "\n"; };
+  kv("first_log_idx", s.log.first_index);
+  kv("first_log_term", s.log.first_term);
+  kv("last_log_idx", s.log.last_index);
+  kv("last_log_term", s.log.last_term);
+  kv("last_committed_log_idx", s.log.applied_index);
+  kv("leader_committed_log_idx", s.log.commit_index);
+  kv("target_committed_log_idx", s.log.commit_index);
+  kv("last_snapshot_idx", s.log.snapshot_index);
+  return out;
+}
+
 }  // namespace
 
 bool is_four_letter_word(std::string_view cmd) {
   // The words only: the telnet close sequence jute also accepts gets no answer.
   for (std::string_view w : jute::kFourLetterWords) {
+    if (w == cmd) return true;
+  }
+  return is_raft_four_letter_word(cmd);
+}
+
+bool is_raft_four_letter_word(std::string_view cmd) {
+  for (std::string_view w : jute::kRaftFourLetterWords) {
     if (w == cmd) return true;
   }
   return false;
@@ -249,6 +271,7 @@ std::string render_four_letter_word(std::string_view cmd, const ServerStatus& s,
   if (cmd == "envi") return render_envi(s);
   if (cmd == "gtmk" || cmd == "stmk") return str(s.trace_mask);
   if (cmd == "isro") return !s.serving ? "null" : s.read_only ? "ro" : "rw";
+  if (cmd == "lgif") return render_lgif(s);
   if (!s.serving) {
     // DigestCommand alone prints it without a newline.
     return cmd == "hash" ? std::string(kNotServing) : std::string(kNotServing) + "\n";

@@ -55,11 +55,18 @@ void LeaderDuties::leader_changed(bool self, int64_t now_ms) {
   // A close proposed before the change may never commit: a session must not stay "closing" (and
   // refuse its client's reattach) on the strength of it. One that does commit still ends it.
   closing_.clear();
+  // Removals found but not proposed belong to this term's leadership; the next check finds them.
+  for (const auto& path : reap_queue_) reaping_.erase(path);
+  reap_queue_.clear();
+  reap_credit_ = 0;
   if (!self) return;
   // Liveness seen by the old leader is gone: every session gets a full timeout again.
   expiry_.reset_from(sm_.sessions(), now_ms);
   closing_.clear();
   reaping_.clear();
+  // ZooKeeper's new leader starts a ContainerManager whose first check is one interval away: a
+  // container emptied just before the election is not removed the moment a leader appears.
+  last_reap_ms_ = now_ms;
 }
 
 void LeaderDuties::tick(int64_t monotonic_ms, int64_t wall_ms) {
@@ -67,9 +74,10 @@ void LeaderDuties::tick(int64_t monotonic_ms, int64_t wall_ms) {
     if (!options_.standalone) reconcile_membership();
     expire_sessions(monotonic_ms);
     if (!last_reap_ms_ || monotonic_ms - *last_reap_ms_ >= options_.container_check_interval_ms) {
-      reap(wall_ms);
+      find_reap_candidates(monotonic_ms, wall_ms);
       last_reap_ms_ = monotonic_ms;
     }
+    propose_reaps(monotonic_ms);
   } else if (log_.leader() != 0) {
     // The leader decides expiry; tell it which of our sessions showed signs of life.
     auto alive = touched_.drain();
@@ -96,14 +104,40 @@ void LeaderDuties::expire_sessions(int64_t now_ms) {
   }
 }
 
-void LeaderDuties::reap(int64_t wall_ms) {
-  for (auto& path : sm_.tree().reap_candidates(wall_ms, options_.max_reaps_per_check)) {
+namespace {
+constexpr int64_t kReapCost = 60000;  // credit units per removal: ms per minute
+}  // namespace
+
+void LeaderDuties::find_reap_candidates(int64_t monotonic_ms, int64_t wall_ms) {
+  for (auto& path : sm_.tree().reap_candidates(wall_ms, SIZE_MAX, options_.container_max_never_used_ms)) {
     if (!reaping_.insert(path).second) continue;
+    if (reap_queue_.empty()) {
+      // ContainerManager deletes its first candidate at once and sleeps after each one.
+      reap_credit_ = kReapCost;
+      reap_credit_ms_ = monotonic_ms;
+    }
+    reap_queue_.push_back(std::move(path));
+  }
+}
+
+void LeaderDuties::propose_reaps(int64_t monotonic_ms) {
+  if (reap_queue_.empty()) return;
+  const int64_t per_minute = std::max<int64_t>(1, options_.container_max_per_minute);
+  const int64_t cap = kReapCost * static_cast<int64_t>(reap_queue_.size());
+  const int64_t elapsed = std::max<int64_t>(0, monotonic_ms - reap_credit_ms_);
+  // Capped before it could overflow: more credit than the queue needs buys nothing.
+  reap_credit_ = elapsed >= cap / per_minute + 1 ? cap : std::min(cap, reap_credit_ + elapsed * per_minute);
+  reap_credit_ms_ = monotonic_ms;
+  while (!reap_queue_.empty() && reap_credit_ >= kReapCost) {
     Txn txn;
     txn.kind = TxnKind::kReapNode;
-    txn.path = path;
-    router_.propose_own(std::move(txn));
+    txn.path = std::move(reap_queue_.front());
+    reap_queue_.pop_front();
+    reap_credit_ -= kReapCost;
+    const std::string path = txn.path;
+    if (!router_.propose_own(std::move(txn))) reaping_.erase(path);  // found again next check
   }
+  if (reap_queue_.empty()) reap_credit_ = 0;
 }
 
 void LeaderDuties::learn_peers() {

@@ -6,9 +6,13 @@
 //    followers which of their sessions showed signs of life, and proposes a closeSession
 //    (expired) for each session whose deadline passed. A follower reports its sessions each tick;
 //    without a leader nobody decides, and the next leader gives every session a full timeout.
-//  - The container/TTL reaper: every znode.container.checkIntervalMs the leader proposes the
-//    removal of empty containers and expired TTL nodes (TTL is measured against znode mtimes,
-//    i.e. the wall clock).
+//  - The container/TTL reaper (ZooKeeper's ContainerManager): every znode.container.checkIntervalMs
+//    the leader looks for empty containers and expired TTL nodes (TTL is measured against znode
+//    mtimes, i.e. the wall clock) and queues their removal; it proposes the queued removals at
+//    most znode.container.maxPerMinute per minute, the first at once and then one every
+//    60000 / maxPerMinute ms, as ContainerManager sleeps between its deletes. A path is queued or
+//    proposed at most once until its removal applies. The first check comes one interval after
+//    this server becomes leader, as ContainerManager's timer starts with one interval's delay.
 //  - Membership: every server learns the peer addresses /zookeeper/config names; the leader moves
 //    Raft's membership to it one change at a time (new servers join as learners and are promoted
 //    once added; servers no longer named are removed, the leader itself last).
@@ -16,6 +20,7 @@
 // No I/O and no clock of its own: tick() is given the time.
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <set>
 #include <string>
@@ -33,8 +38,9 @@ namespace zkraft::server {
 struct DutyOptions {
   int32_t tick_time_ms = 2000;
   bool standalone = true;                 // no membership to reconcile
-  int64_t container_check_interval_ms = 60000;
-  size_t max_reaps_per_check = 10000;
+  int64_t container_check_interval_ms = 60000;  // znode.container.checkIntervalMs
+  int32_t container_max_per_minute = 10000;     // znode.container.maxPerMinute, > 0
+  int64_t container_max_never_used_ms = 0;      // znode.container.maxNeverUsedIntervalMs
 };
 
 // The servers /zookeeper/config names (nullopt if it is missing or does not parse), and its
@@ -76,7 +82,8 @@ class LeaderDuties {
 
  private:
   void expire_sessions(int64_t now_ms);
-  void reap(int64_t wall_ms);
+  void find_reap_candidates(int64_t monotonic_ms, int64_t wall_ms);
+  void propose_reaps(int64_t monotonic_ms);
   void reconcile_membership();
 
   DutyOptions options_;
@@ -86,7 +93,12 @@ class LeaderDuties {
   session::SessionExpiryTracker expiry_;
   session::TouchTable touched_;  // sessions heard from since the last report to the leader
   std::set<int64_t> closing_;    // close or expiry proposed, not yet applied
-  std::set<std::string> reaping_;
+  std::set<std::string> reaping_;       // queued or proposed, not yet applied
+  std::deque<std::string> reap_queue_;  // found, not yet proposed (the per-minute cap)
+  // Removals proposable now, in units of 1/60000 of a removal per ms per maxPerMinute: each ms
+  // adds maxPerMinute, each removal costs 60000. Accrues only while the queue is not empty.
+  int64_t reap_credit_ = 0;
+  int64_t reap_credit_ms_ = 0;
   std::optional<int64_t> last_reap_ms_;
 };
 

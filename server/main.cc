@@ -5,6 +5,7 @@
 #include <utility>  // before Boost 1.74 Asio, whose awaitable.hpp uses std::exchange without it
 #include <boost/asio.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 
 #include "server/config.h"
@@ -15,7 +16,9 @@ int main(int argc, char** argv) {
   using namespace zkraft::server;
   Config config;
   std::string error, output;
-  if (!parse_command_line(argc, argv, config, &error, &output)) {
+  // ZooKeeper's settings may also come as -Dname=value words in these variables (zkServer.sh).
+  const auto jvm_words = jvm_flag_words(std::getenv("SERVER_JVMFLAGS"), std::getenv("JVMFLAGS"));
+  if (!parse_command_line(argc, argv, config, &error, &output, jvm_words)) {
     if (!error.empty()) {
       std::fprintf(stderr, "%s\n", error.c_str());
       return 2;

@@ -8,7 +8,7 @@ namespace zkraft::server {
 
 namespace {
 constexpr uint8_t kFormat = 1;
-enum Kind : uint8_t { kForwardedWrite = 1, kSessionsAlive = 2 };
+enum Kind : uint8_t { kForwardedWrite = 1, kSessionsAlive = 2, kLeadershipRequest = 3 };
 }  // namespace
 
 std::string encode_peer_message(const PeerMessage& m) {
@@ -19,6 +19,9 @@ std::string encode_peer_message(const PeerMessage& m) {
     head[1] = static_cast<char>(kForwardedWrite);
     w.write_raw(head);
     w.write_buffer(jute::Buffer{f->txn, false});
+  } else if (std::holds_alternative<LeadershipRequest>(m)) {
+    head[1] = static_cast<char>(kLeadershipRequest);
+    w.write_raw(head);
   } else {
     const auto& s = std::get<SessionsAlive>(m);
     head[1] = static_cast<char>(kSessionsAlive);
@@ -50,6 +53,7 @@ std::optional<PeerMessage> decode_peer_message(std::string_view bytes, int32_t m
     }
     return s;
   }
+  if (kind == kLeadershipRequest && bytes.size() == 2) return LeadershipRequest{};
   return std::nullopt;
 }
 

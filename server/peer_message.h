@@ -28,7 +28,12 @@ struct SessionsAlive {
   bool operator==(const SessionsAlive&) const = default;
 };
 
-using PeerMessage = std::variant<ForwardedWrite, SessionsAlive>;
+// A server that an operator asked to lead (rqld) asks the leader to hand leadership over.
+struct LeadershipRequest {
+  bool operator==(const LeadershipRequest&) const = default;
+};
+
+using PeerMessage = std::variant<ForwardedWrite, SessionsAlive, LeadershipRequest>;
 
 std::string encode_peer_message(const PeerMessage& m);
 // nullopt for bytes that are not a PeerMessage of a known format and kind, or that exceed

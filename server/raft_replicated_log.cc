@@ -4,8 +4,10 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 
+#include "server/forked_snapshot.h"
 #include "server/raft_options.h"
 #include "tree/invariant.h"  // server/ has no copy of its own: tree/ is below it
 
@@ -68,6 +70,7 @@ void RaftReplicatedLog::stop() {
     refresh_timer_.cancel();
     commands_.close();
     events_.close();
+    snapshot_child_.reset();  // after events_ closed: its answer goes nowhere
     return;
   }
   asio::post(raft_io_, [this] {
@@ -79,6 +82,7 @@ void RaftReplicatedLog::stop() {
   raft_thread_.join();
   commands_.close();
   events_.close();
+  snapshot_child_.reset();
 }
 
 // ---------------------------------------------------------------- state thread -> Raft thread
@@ -91,6 +95,9 @@ void RaftReplicatedLog::send(uint64_t to, std::string payload) {
 void RaftReplicatedLog::add_peer(uint64_t id, const std::string& host, uint16_t port) {
   if (id != self_id_) commands_.push(AddPeer{id, host, port});
 }
+void RaftReplicatedLog::snapshot_now() { commands_.push(SnapshotNow{}); }
+void RaftReplicatedLog::transfer_leadership(uint64_t to) { commands_.push(TransferLeadership{to}); }
+
 void RaftReplicatedLog::change_membership(MembershipChange change, uint64_t id) {
   commands_.push(ChangeMembership{change, id});
 }
@@ -107,6 +114,10 @@ void RaftReplicatedLog::run_commands(std::vector<Command>& batch) {
       node_->send_app_message(s->to, std::move(s->payload));
     } else if (auto* a = std::get_if<AddPeer>(&c)) {
       node_->add_peer(a->id, consensus::PeerAddress{a->host, a->port});
+    } else if (std::holds_alternative<SnapshotNow>(c)) {
+      node_->snapshot_now();
+    } else if (auto* t = std::get_if<TransferLeadership>(&c)) {
+      transfer_leadership_now(t->to);
     } else {
       const auto& m = std::get<ChangeMembership>(c);
       consensus::ConfChange cc;
@@ -121,6 +132,23 @@ void RaftReplicatedLog::run_commands(std::vector<Command>& batch) {
       }
     }
   }
+}
+
+void RaftReplicatedLog::transfer_leadership_now(uint64_t to) {
+  const auto st = node_->status();
+  if (st.role != consensus::Role::kLeader) return;
+  if (to == 0) {
+    // Yield: to the other voter that holds the most of the log.
+    consensus::Index best = 0;
+    for (const auto& p : st.peers) {
+      const bool voter = std::find(st.membership.voters.begin(), st.membership.voters.end(), p.id) !=
+                         st.membership.voters.end();
+      if (voter && (to == 0 || p.match > best)) to = p.id, best = p.match;
+    }
+    if (to == 0) return;  // no other voter
+  }
+  auto e = node_->transfer_leadership(static_cast<consensus::NodeId>(to));
+  spdlog::info("raft: leadership transfer to server {}: {}", to, consensus::raft_error_name(e));
 }
 
 // ---------------------------------------------------------------- Raft thread -> state thread
@@ -164,11 +192,54 @@ void RaftReplicatedLog::on_app_message(consensus::NodeId from, std::string paylo
   events_.push(Message{from, std::move(payload)});
 }
 
+void RaftReplicatedLog::take_snapshot_for(SnapshotWanted& want) {
+  if (want.in_process) {
+    // The child failed: serialise here after all, as of what is applied now (the driver takes
+    // a snapshot at any index it handed to apply).
+    want.reply(applied_index_, listener_->on_snapshot_request());
+    return;
+  }
+  // Everything up to want.index is applied and nothing after it: the child's image is exactly
+  // the state the driver asked for.
+  snapshot_child_.reset();  // the previous one has answered (one request at a time)
+  const auto forked_at = std::chrono::steady_clock::now();
+  std::string error;
+  snapshot_child_ = ForkedSnapshot::start(
+      [this] { return listener_->on_snapshot_request(); },
+      [this, index = want.index, reply = want.reply, forked_at](std::optional<std::string> bytes) {
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - forked_at)
+                            .count();
+        if (!bytes) {
+          spdlog::warn("snapshot at index {}: the child process failed after {} ms; serialising "
+                       "on the state thread instead", index, ms);
+          events_.push(SnapshotWanted{index, reply, true});
+          return;
+        }
+        spdlog::info("snapshot at index {}: {} bytes, serialised by a child process in {} ms",
+                     index, bytes->size(), ms);
+        reply(index, std::move(*bytes));
+      },
+      &error);
+  if (!snapshot_child_) {
+    spdlog::warn("snapshot at index {}: {}; serialising on the state thread", want.index, error);
+    want.reply(want.index, listener_->on_snapshot_request());
+    return;
+  }
+  const auto pause = std::chrono::duration_cast<std::chrono::microseconds>(
+                         std::chrono::steady_clock::now() - forked_at)
+                         .count();
+  spdlog::info("snapshot at index {}: a child process serialises it (fork paused the state thread "
+               "{:.1f} ms)", want.index, static_cast<double>(pause) / 1000.0);
+}
+
 void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
   for (auto& ev : batch) {
     if (auto* a = std::get_if<Apply>(&ev)) {
+      applied_index_ = a->index;
       listener_->on_apply(a->index, a->data);
     } else if (auto* r = std::get_if<Restore>(&ev)) {
+      applied_index_ = r->index;
       listener_->on_restore(r->index, r->data);
     } else if (auto* l = std::get_if<LeaderChanged>(&ev)) {
       leader_ = l->leader;
@@ -179,8 +250,7 @@ void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
     } else if (auto* m = std::get_if<Message>(&ev)) {
       listener_->on_peer_message(m->from, std::move(m->payload));
     } else {
-      auto& want = std::get<SnapshotWanted>(ev);
-      want.reply(want.index, listener_->on_snapshot_request());
+      take_snapshot_for(std::get<SnapshotWanted>(ev));
     }
   }
   listener_->on_batch_done();
@@ -212,6 +282,12 @@ void RaftReplicatedLog::refresh_figures() {
   s.leader_id = st.leader;
   s.term = st.term;
   s.commit_index = st.commit;
+  s.first_index = st.first_index;
+  s.first_term = st.first_term;
+  s.last_index = st.last_index;
+  s.last_term = st.last_term;
+  s.applied_index = node_->applied_index();  // handed to the state machine (the core's own lags)
+  s.snapshot_index = st.snapshot_index;
   if (st.membership.voters.size() == 1 && st.membership.learners.empty() && st.peers.empty()) {
     s.mode = "standalone";
   } else if (st.role == consensus::Role::kLeader) {

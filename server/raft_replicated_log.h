@@ -9,9 +9,11 @@
 // benchmarks.md, "server pipeline").
 //
 // Snapshots: consensus asks for one (request_snapshot) on the Raft thread; the request travels
-// through the same queue as the committed entries, so the state thread serialises exactly the
-// state as of the requested index, and answers; the Raft thread does not wait (heartbeats and
-// replication go on while the tree is serialised; so do client connections, on their threads).
+// through the same queue as the committed entries, so when the state thread reaches it the state
+// is exactly as of the requested index. There it forks (ForkedSnapshot): a child process
+// serialises that image while the state thread goes on applying and serving, and the answer
+// comes from the child's reader thread. Neither the Raft thread nor the state thread waits for
+// the serialisation (only for fork's page-table copy).
 //
 // The figures behind replication_status(), membership() and fsync_count() are copied from the
 // Raft thread after each batch and every Raft tick.
@@ -23,11 +25,14 @@
 
 #include <atomic>
 #include <map>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <variant>
+
+#include "server/forked_snapshot.h"
 
 #include "consensus/raft_node.h"
 #include "server/batch_queue.h"
@@ -58,6 +63,8 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   MembershipView membership() const override;
   void add_peer(uint64_t id, const std::string& host, uint16_t port) override;
   void change_membership(MembershipChange change, uint64_t id) override;
+  void snapshot_now() override;
+  void transfer_leadership(uint64_t to) override;
 
  private:
   struct Propose { std::string entry; };
@@ -65,14 +72,21 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   struct Send { uint64_t to; std::string payload; };
   struct AddPeer { uint64_t id; std::string host; uint16_t port; };
   struct ChangeMembership { MembershipChange change; uint64_t id; };
-  using Command = std::variant<Propose, ReadIndex, Send, AddPeer, ChangeMembership>;
+  struct SnapshotNow {};
+  struct TransferLeadership { uint64_t to; };
+  using Command = std::variant<Propose, ReadIndex, Send, AddPeer, ChangeMembership, SnapshotNow,
+                               TransferLeadership>;
 
   struct Apply { uint64_t index; std::string data; };
   struct Restore { uint64_t index; std::string data; };
   struct LeaderChanged { uint64_t leader; bool self; };
   struct ReadPoint { uint64_t context; uint64_t index; bool ok; };
   struct Message { uint64_t from; std::string payload; };
-  struct SnapshotWanted { uint64_t index; consensus::SnapshotReply reply; };
+  struct SnapshotWanted {
+    uint64_t index;
+    consensus::SnapshotReply reply;
+    bool in_process = false;  // the forked child failed: serialise on the state thread
+  };
   using Event = std::variant<Apply, Restore, LeaderChanged, ReadPoint, Message, SnapshotWanted>;
 
   struct Figures {
@@ -87,6 +101,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
 
   // Raft thread.
   void run_commands(std::vector<Command>& batch);
+  void transfer_leadership_now(uint64_t to);  // 0: to the most up-to-date other voter
   void refresh_figures();
   void schedule_refresh();
   void apply(const consensus::Entry& e) override;
@@ -100,6 +115,9 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
 
   // State thread.
   void dispatch(std::vector<Event>& batch);
+  // Serialises in a forked child (ForkedSnapshot) and answers from its reader thread; on the
+  // state thread only if fork fails or the child does.
+  void take_snapshot_for(SnapshotWanted& want);
 
   const uint64_t self_id_;
   const bool observer_;
@@ -110,6 +128,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   LogListener* listener_ = nullptr;
   bool opening_ = false;          // open() runs on the state thread: restore directly
   uint64_t leader_ = 0;           // as the state thread has been told
+  uint64_t applied_index_ = 0;    // last entry (or snapshot) handed to the listener
   bool self_leader_ = false;
   std::atomic<bool> stopping_{false};
   bool stopped_ = false;
@@ -123,6 +142,8 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   BatchQueue<Command> commands_;  // state -> Raft
   BatchQueue<Event> events_;      // Raft -> state
   std::thread raft_thread_;
+
+  std::unique_ptr<ForkedSnapshot> snapshot_child_;  // state thread; the latest snapshot's child
 
   mutable std::mutex figures_mu_;
   Figures figures_;

@@ -33,6 +33,9 @@ struct ReplicationStatus {
   std::vector<uint64_t> synced_peers;  // leader: the ids counted in synced_followers/observers
   uint64_t term = 0;
   uint64_t commit_index = 0;
+  // The log's bounds (lgif).
+  uint64_t first_index = 0, first_term = 0, last_index = 0, last_term = 0;
+  uint64_t applied_index = 0, snapshot_index = 0;
 };
 
 struct MembershipView {
@@ -92,6 +95,10 @@ class ReplicatedLog {
   virtual MembershipView membership() const = 0;
   virtual void add_peer(uint64_t id, const std::string& host, uint16_t port) = 0;
   virtual void change_membership(MembershipChange change, uint64_t id) = 0;
+  // Operator requests (csnp, rqld, ydld): a snapshot now; leader only, hand leadership to
+  // voter `to` (0: to the most up-to-date other voter). Dropped when consensus cannot act now.
+  virtual void snapshot_now() = 0;
+  virtual void transfer_leadership(uint64_t to) = 0;
 };
 
 }  // namespace zkraft::server

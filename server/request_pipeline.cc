@@ -14,6 +14,7 @@
 #include "server/four_letter_words.h"
 #include "server/membership_text.h"
 #include "server/replies.h"
+#include "server/slow_request_log.h"
 #include "session/session_password.h"
 #include "session/session_timeout.h"
 
@@ -27,6 +28,9 @@ DutyOptions duty_options(const Config& config) {
   DutyOptions o;
   o.tick_time_ms = config.tick_time_ms;
   o.standalone = config.standalone();
+  o.container_check_interval_ms = config.container_check_interval_ms;
+  o.container_max_per_minute = config.container_max_per_minute;
+  o.container_max_never_used_ms = config.container_max_never_used_ms;
   return o;
 }
 }  // namespace
@@ -40,7 +44,7 @@ RequestPipeline::RequestPipeline(const Config& config, ReplicatedLog& log, Clien
       random_(std::move(random)),
       started_ms_(clock.monotonic_ms()),
       sm_(StateMachineOptions{config.extended_types_enabled, config.reconfig_enabled,
-                              config.digest_enabled}),
+                              config.enforce_quota, config.digest_enabled}),
       watches_(static_cast<size_t>(std::max(0, config.max_watches_per_connection))),
       session_ids_(config.server_id, clock.wall_ms()),
       reads_(sm_, watches_, *this),
@@ -219,6 +223,8 @@ void RequestPipeline::handle_request(Client& c, ClientMessage& m) {
   p.xid = m.request.header.xid;
   p.op = m.request.header.type;
   p.received_ms = m.received_ms;
+  p.handled_ms = c.last_heard_ms;  // now
+  if (m.logged && config_.slow_request_threshold_ms > 0) p.path = write_path(p.op, m.record);
   if (rc == err::kUnimplemented) {
     // ZooKeeper answers an unknown op with Unimplemented, then drops the connection.
     spdlog::info("session 0x{:x}: unknown op {}; closing", c.session_id, p.op);
@@ -326,10 +332,16 @@ void RequestPipeline::pump(Client& c) {
     }
     QueuedRequest p = c.queue.pop_front();
     --outstanding_;
-    const int64_t latency = clock_.monotonic_ms() - p.received_ms;
+    const int64_t now = clock_.monotonic_ms();
+    const int64_t latency = now - p.received_ms;
     if (!p.is_connect && p.op != op::kPing) {
       stats_.latency.record(latency);
       c.stats.latency.record(latency);
+      if (auto line = slow_request_line(p, c.session_id, now, config_.slow_request_threshold_ms)) {
+        ++stats_.slow_requests;
+        spdlog::warn("{}", *line);
+        stats_.last_slow_request = std::move(*line);
+      }
     }
     c.stats.last_op = p.is_connect ? op::kCreateSession : p.op;
     c.stats.last_cxid = p.xid;
@@ -397,7 +409,9 @@ int64_t RequestPipeline::tick_interval_ms() const {
   // Expiry is decided in tick-sized buckets; checking twice a tick keeps the lag under a tick.
   // At most a twelfth of the smallest session timeout: the quorum-contact bound's reasoning
   // (serving_gate.h) counts on it, for the gate's checks and for followers' liveness reports.
-  return std::max(10, std::min(config_.tick_time_ms / 2, config_.min_session_timeout() / 12));
+  // A reaper interval shorter than that is kept too (a rig that sets it small wants it).
+  return std::max(10, std::min({config_.tick_time_ms / 2, config_.min_session_timeout() / 12,
+                                config_.container_check_interval_ms}));
 }
 
 }  // namespace zkraft::server

@@ -72,6 +72,7 @@ class RequestPipeline final : public LogListener, private EventSink {
   ServerStatus status() const;
   const ZkStateMachine& state() const { return sm_; }
   const ClientTable& clients() const { return clients_; }
+  const ServerStats& stats() const { return stats_; }
 
  private:
   // Ingress (request_pipeline.cc).

@@ -30,6 +30,7 @@ void RequestPipeline::on_apply(uint64_t index, std::string_view data) {
   const bool mine = txn->origin_server == log_.self_id() && txn->origin_request != 0 &&
                     writes_.waiting(txn->origin_request);
   ApplyOutcome out = sm_.apply(static_cast<int64_t>(index), *txn, mine);
+  if (!out.quota_warning.empty()) spdlog::warn("{}", out.quota_warning);
   release_syncs();
   // Events first: a client must see the event before any reply that shows the change.
   deliver(out.triggers, out.zxid);
@@ -80,13 +81,16 @@ void RequestPipeline::answer_own(const Txn& txn, const ApplyOutcome& out) {
                             out.err == err::kOk ? std::string_view(out.reply) : std::string_view());
     close_after = out.err == err::kSessionExpired;
   }
+  p->answered_ms = clock_.monotonic_ms();
   c->queue.answer(w->seq, std::move(reply), close_after);
   pump(*c);
 }
 
 void RequestPipeline::answer(const Waiter& w, std::string reply, bool close_after) {
   Client* c = clients_.find(w.conn);
-  if (!c || !c->queue.answer(w.seq, std::move(reply), close_after)) return;
+  if (!c) return;
+  if (QueuedRequest* p = c->queue.find(w.seq)) p->answered_ms = clock_.monotonic_ms();
+  if (!c->queue.answer(w.seq, std::move(reply), close_after)) return;
   pump(*c);
 }
 
@@ -165,6 +169,11 @@ void RequestPipeline::on_peer_message(uint64_t from, std::string payload) {
   }
   if (auto* w = std::get_if<ForwardedWrite>(&*m)) {
     writes_.on_forwarded(std::move(w->txn));
+  } else if (std::holds_alternative<LeadershipRequest>(*m)) {
+    if (log_.is_leader()) {
+      spdlog::info("server {} asks for leadership (rqld): handing it over", from);
+      log_.transfer_leadership(from);
+    }
   } else {
     duties_.sessions_alive(std::get<SessionsAlive>(*m).session_ids, clock_.monotonic_ms());
   }

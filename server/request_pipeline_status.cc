@@ -2,6 +2,7 @@
 #include "server/request_pipeline.h"
 
 #include "server/four_letter_words.h"
+#include "server/peer_message.h"
 #include "server/status_collector.h"
 
 namespace zkraft::server {
@@ -28,6 +29,25 @@ ServerStatus RequestPipeline::status() const {
 }
 
 std::string RequestPipeline::render_status(std::string_view cmd) {
+  if (cmd == "csnp" || cmd == "rqld" || cmd == "ydld") {
+    // ClickHouse Keeper's answers. rqld and ydld report the request sent, not its outcome: the
+    // operator watches srvr's Mode for the change.
+    if (cmd == "csnp") {
+      // What this state machine has applied (a zxid is its log index): the snapshot consensus
+      // takes covers at least that much.
+      const auto at = static_cast<uint64_t>(sm_.last_zxid());
+      log_.snapshot_now();
+      return std::to_string(at);
+    }
+    if (cmd == "rqld") {
+      if (log_.is_leader()) return "Sent leadership request to leader.";
+      if (log_.leader() == 0) return "Failed to send leadership request to leader.";
+      log_.send(log_.leader(), encode_peer_message(LeadershipRequest{}));
+      return "Sent leadership request to leader.";
+    }
+    if (log_.is_leader() && !config_.standalone()) log_.transfer_leadership(0);
+    return "Sent yield leadership request to leader.";
+  }
   if (cmd == "crst") {
     clients_.for_each([](Client& c) {
       c.stats.latency.reset();

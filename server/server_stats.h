@@ -45,6 +45,8 @@ struct ServerStats {
   uint64_t packets_sent = 0;
   uint64_t auth_failed = 0;
   uint64_t connections_rejected = 0;
+  uint64_t slow_requests = 0;  // logged by the slow-request log
+  std::string last_slow_request;  // its latest line
 };
 
 }  // namespace zkraft::server

@@ -110,11 +110,18 @@ struct ServerStatus {
   int64_t data_dir_size = 0;
   int64_t log_dir_size = 0;
   int64_t auth_failed_count = 0;
+  int64_t slow_requests = 0;       // zkraft: requests the slow-request log reported
   int64_t last_client_response_size = -1;
   int64_t min_client_response_size = -1;
   int64_t max_client_response_size = -1;
   int64_t trace_mask = 306;        // gtmk/stmk; ZooKeeper's default text trace mask
   std::vector<std::pair<int64_t, int64_t>> digests;  // hash: (zxid, digest)
+
+  // The Raft log as lgif shows it.
+  struct LogFigures {
+    uint64_t first_index = 0, first_term = 0, last_index = 0, last_term = 0;
+    uint64_t applied_index = 0, commit_index = 0, snapshot_index = 0;
+  } log;
 
   // Extra mntr lines, appended as zk_<key>\t<value> (leader figures, quorum_size, ...).
   std::vector<std::pair<std::string, std::string>> extra_metrics;

@@ -40,7 +40,12 @@ struct QueuedRequest {
   int32_t xid = 0;
   int32_t op = 0;
   bool is_connect = false;
-  int64_t received_ms = 0;  // monotonic
+  int64_t received_ms = 0;  // monotonic: decoded on the network thread
+  // The slow-request log's stages (monotonic): reached the state thread (and, for a write, was
+  // proposed), and had its outcome (a write's apply, a sync's read point); 0 = not yet.
+  int64_t handled_ms = 0;
+  int64_t answered_ms = 0;
+  std::string path;  // a write's path, kept only while the slow-request log is on
   std::variant<Read, InFlight, Answered> state;
 };
 

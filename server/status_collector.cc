@@ -1,5 +1,7 @@
 #include "server/status_collector.h"
 
+#include <algorithm>
+
 #include "jute/opcodes.h"
 
 namespace zkraft::server {
@@ -35,6 +37,13 @@ ServerStatus collect_status(const StatusSources& s) {
   ServerStatus st;
   st.version = full_version();
   st.mode = s.replication.mode;
+  // Applied: the state machine's own (a zxid is its log index), exact; the rest as of
+  // consensus' last report, which may be a tick older (commit is never shown below applied).
+  const auto applied = static_cast<uint64_t>(s.state->last_zxid());
+  st.log = ServerStatus::LogFigures{s.replication.first_index, s.replication.first_term,
+                                    s.replication.last_index,  s.replication.last_term,
+                                    applied, std::max(applied, s.replication.commit_index),
+                                    s.replication.snapshot_index};
   // Like ZooKeeper, a server out of contact with a quorum is not serving (4lw say so, clients
   // are refused), unless it serves read-only clients.
   st.serving = s.serving;
@@ -89,6 +98,7 @@ ServerStatus collect_status(const StatusSources& s) {
   st.open_file_descriptor_count = s.file_descriptors.first;
   st.max_file_descriptor_count = s.file_descriptors.second;
   st.auth_failed_count = static_cast<int64_t>(s.stats->auth_failed);
+  st.slow_requests = static_cast<int64_t>(s.stats->slow_requests);
   st.extra_metrics.emplace_back("fsync_count", std::to_string(s.fsyncs));
   const auto& repl = s.replication;
   if (repl.mode == "leader") {

@@ -111,7 +111,8 @@ bool parse_entry(const ConfigKey& k, const std::string& key, const YAML::Node& n
 
 }  // namespace
 
-bool parse_yaml_config(std::string_view text, Config& cfg, std::string* error) {
+bool parse_yaml_config(std::string_view text, Config& cfg, std::string* error,
+                       std::set<const ConfigKey*>* given_keys) {
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
@@ -131,6 +132,9 @@ bool parse_yaml_config(std::string_view text, Config& cfg, std::string* error) {
     }
   } catch (const YAML::Exception& e) {
     return fail(error, "YAML: " + std::string(e.what()));
+  }
+  if (given_keys != nullptr) {
+    for (const auto& [k, name] : given) given_keys->insert(k);
   }
   warn_ignored_keys(given, Config{}, cfg);
   return true;

@@ -52,7 +52,7 @@ bool ZkStateMachine::restore(int64_t zxid, std::string_view bytes) {
   int64_t last = 0;
   if (!r.read_int(format) || format != kSnapshotFormat || !r.read_long(last)) return false;
   session::SessionTable sessions;
-  tree::ZnodeTree tree;
+  tree::ZnodeTree tree(tree_options(options_));
   if (!sessions.deserialize(r) || !tree.deserialize(r)) return false;
   sessions_ = std::move(sessions);
   tree_ = std::move(tree);
@@ -118,6 +118,7 @@ ApplyOutcome ZkStateMachine::apply(int64_t zxid, const Txn& txn, bool want_reply
       break;
   }
   tree_.set_last_zxid(zxid);
+  out.quota_warning = tree_.take_quota_warning();
   log_digest(zxid);
   return out;
 }

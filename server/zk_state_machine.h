@@ -26,12 +26,14 @@ struct ApplyOutcome {
   bool session_created = false;
   bool session_closed = false;  // the txn ended `txn.session_id`
   bool membership_changed = false;  // a reconfig rewrote /zookeeper/config
+  std::string quota_warning;  // a quota limit passed (see ZnodeTree::take_quota_warning), for the log
 };
 
 // Behaviour switches that must be identical on every server of an ensemble.
 struct StateMachineOptions {
   bool extended_types_enabled = false;  // zookeeper.extendedTypesEnabled: TTL nodes
   bool reconfig_enabled = false;        // reconfigEnabled: the reconfig op
+  bool enforce_quota = false;           // zookeeper.enforceQuota: hard quota limits refuse
   bool digest_enabled = true;           // zookeeper.digest.enabled: false records digest 0
 };
 
@@ -44,7 +46,8 @@ struct ZxidDigest {
 
 class ZkStateMachine {
  public:
-  explicit ZkStateMachine(StateMachineOptions options = {}) : options_(options) {}
+  explicit ZkStateMachine(StateMachineOptions options = {})
+      : options_(options), tree_(tree_options(options)) {}
 
   // zxid: the zxid this entry gets (derived from its log index by the caller). The response
   // record is encoded into ApplyOutcome::reply only when `want_reply` (the server that holds the
@@ -78,6 +81,12 @@ class ZkStateMachine {
                       ApplyOutcome& out);
   void apply_multi(const tree::TxnContext& ctx, const jute::MultiRequest& req, ApplyOutcome& out);
   void log_digest(int64_t zxid);
+
+  static tree::ZnodeTree::Options tree_options(const StateMachineOptions& o) {
+    tree::ZnodeTree::Options t;
+    t.enforce_quota = o.enforce_quota;
+    return t;
+  }
 
   StateMachineOptions options_;
   bool want_reply_ = true;  // for the apply in progress

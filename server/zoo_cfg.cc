@@ -12,7 +12,8 @@ namespace zkraft::server {
 
 using namespace config_values;
 
-bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error) {
+bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error,
+                   std::set<const ConfigKey*>* given_keys) {
   // zoo.cfg defaults that differ from our YAML defaults, as QuorumPeerConfig has them: all
   // interfaces, and tickTime 3000 (ZooKeeperServer.DEFAULT_TICK_TIME) when the file gives none.
   apply_zoo_defaults(cfg);
@@ -48,6 +49,9 @@ bool parse_zoo_cfg(std::string_view text, Config& cfg, std::string* error) {
     }
   }
   // An ensemble is the list of server.N lines, whatever order they came in.
+  if (given_keys != nullptr) {
+    for (const auto& [k, name] : given) given_keys->insert(k);
+  }
   if (!peers.empty()) {
     cfg.servers.clear();
     for (auto& [id, p] : peers) cfg.servers.push_back(p);

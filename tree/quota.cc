@@ -1,7 +1,8 @@
 // ZnodeTree quota upkeep, after ZooKeeper's DataTree: a zookeeper_limits node under
 // /zookeeper/quota/<path> marks <path> as quota'd (its pTrie), and every create, delete and setData
 // below the deepest quota'd prefix adjusts that prefix's zookeeper_stats text in place (no version
-// or mzxid change). With Options::enforce_quota, hard limits refuse changes (ZooKeeperServer.checkQuota).
+// or mzxid change). With Options::enforce_quota, hard limits refuse changes (ZooKeeperServer.checkQuota);
+// a limit passed without a refusal leaves a warning line (take_quota_warning).
 #include <vector>
 
 #include "jute/errors.h"
@@ -103,7 +104,7 @@ std::string_view ZnodeTree::quota_prefix_of(std::string_view path) const {
   return best;
 }
 
-int32_t ZnodeTree::quota_check(std::string_view path, int64_t bytes_diff, int64_t count_diff) const {
+int32_t ZnodeTree::quota_check(std::string_view path, int64_t bytes_diff, int64_t count_diff) {
   std::string_view prefix = quota_prefix_of(path);
   if (prefix.empty()) return jute::err::kOk;
   const ZnodeEntry* limit_node = find(limit_path(prefix));
@@ -119,11 +120,23 @@ int32_t ZnodeTree::quota_check(std::string_view path, int64_t bytes_diff, int64_
   if (!stat_node) return jute::err::kOk;
   auto current = parse_quota_stats(stat_node->second.data.view());
   if (!current) return jute::err::kOk;
-  // Only hard limits refuse; soft ones are merely logged by ZooKeeper.
-  if (check_count && count_hard > -1 && stat_value(*current, "count") + count_diff > count_hard) {
-    return jute::err::kQuotaExceeded;
-  }
-  if (check_bytes && bytes_hard > -1 && stat_value(*current, "bytes") + bytes_diff > bytes_hard) {
+  // The hard limit if set, else the soft one; only a hard one refuses, and only when enforcing.
+  // Count first, as ZooKeeper checks it (a create passing both is refused for its count).
+  auto over = [&](bool check, const char* what, int64_t now, int64_t soft, int64_t hard,
+                  const char* limit_name) {
+    if (!check) return false;
+    const bool is_hard = hard > -1;
+    const int64_t limit = is_hard ? hard : soft;
+    if (now <= limit) return false;
+    quota_warning_ = "Quota exceeded: " + std::string(prefix) + " [current " + what + "=" +
+                     std::to_string(now) + ", " + (is_hard ? "hard" : "soft") + limit_name +
+                     "=" + std::to_string(limit) + "]";
+    return is_hard && options_.enforce_quota;
+  };
+  if (over(check_count, "count", stat_value(*current, "count") + count_diff, count_soft, count_hard,
+           "CountLimit") ||
+      over(check_bytes, "bytes", stat_value(*current, "bytes") + bytes_diff, bytes_soft, bytes_hard,
+           "ByteLimit")) {
     return jute::err::kQuotaExceeded;
   }
   return jute::err::kOk;

@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "jute/archive.h"
@@ -44,6 +45,8 @@ class ZnodeTree {
     AuthSchemes schemes;  // which ACL schemes exist besides world/auth/digest/ip
     // zookeeper.enforceQuota: creates and setData beyond a hard quota limit fail with
     // kQuotaExceeded (checked after the other create checks, and before setData's version check).
+    // ZooKeeper 3.9's ZooKeeperServer.checkQuota: the limit is the hard one if set (> -1), else
+    // the soft one; count includes the quota'd node itself; bytes are data lengths.
     bool enforce_quota = false;
   };
 
@@ -130,6 +133,11 @@ class ZnodeTree {
   // start-up: data set with version -1 and no zxid. Not a transaction: every server derives the
   // same text from the same static config.
   void set_config_data(std::string_view text);
+
+  // The quota line of the last create or setData that passed a limit without being refused
+  // ("Quota exceeded: /q [current count=4, softCountLimit=3]", as ZooKeeper logs it), then "".
+  // ZooKeeper 3.9 logs it only with enforce_quota; zkraft reports it either way.
+  std::string take_quota_warning() { return std::exchange(quota_warning_, {}); }
 
   // Reaper candidates, sorted (containers first, then TTL nodes), at most `max`: empty containers
   // that have had a child (or, if max_never_used_ms > 0, older than that by mtime); TTL nodes
@@ -253,7 +261,10 @@ class ZnodeTree {
   std::string_view quota_prefix_of(std::string_view path) const;
   void quota_update_stat(std::string_view prefix, int64_t bytes_diff, int64_t count_diff);
   void quota_recount(std::string_view path);
-  int32_t quota_check(std::string_view path, int64_t bytes_diff, int64_t count_diff) const;
+  // kQuotaExceeded when enforcing and a hard limit would be passed. Any limit passed without a
+  // refusal (a soft one; a hard one when not enforcing) leaves ZooKeeper's log line in
+  // quota_warning_.
+  int32_t quota_check(std::string_view path, int64_t bytes_diff, int64_t count_diff);
   void replace_data(ZnodeEntry* e, std::string data);
 
   void write_header(jute::Writer& w) const;
@@ -268,6 +279,7 @@ class ZnodeTree {
   std::set<std::string_view> containers_;
   std::set<std::string_view> ttls_;
   std::set<std::string> quota_paths_;
+  std::string quota_warning_;  // not state: a log line for the caller (take_quota_warning)
   int64_t data_size_ = 1;  // the "/" alias of the root
   int64_t last_zxid_ = 0;
   uint64_t rolling_ = 0;               // see rolling_digest()

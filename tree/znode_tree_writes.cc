@@ -54,7 +54,7 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
   if (!validate_path(full)) return err::kBadArguments;
   if (find(full)) return err::kNodeExists;
   if (p.kind == NodeKind::kEphemeral) return err::kNoChildrenForEphemerals;
-  if (options_.enforce_quota) {
+  {
     auto bytes = static_cast<int64_t>(data.is_null ? 0 : data.bytes.size());
     if (int32_t rc = quota_check(full, bytes, 1); rc != err::kOk) return rc;
   }
@@ -151,7 +151,7 @@ int32_t ZnodeTree::do_set_data(const TxnContext& ctx, std::string_view path,
   if (!e) return err::kNoNode;
   Znode& n = e->second;
   if (!allowed(n, jute::perms::kWrite, auth_of(ctx))) return err::kNoAuth;
-  if (options_.enforce_quota) {
+  {
     auto diff = static_cast<int64_t>(data.is_null ? 0 : data.bytes.size()) -
                 static_cast<int64_t>(n.data.size());
     if (int32_t rc = quota_check(e->first, diff, 0); rc != err::kOk) return rc;

@@ -8,6 +8,9 @@
  *          session and watches across a server restart: prints READY, waits for a line on stdin
  *          (the driver restarts the server meanwhile), then checks that the client reconnected
  *          into the same session and that its watches (re-sent with SetWatches) still fire.
+ *        c_client_test host:port --read-only PATH
+ *          against a server in read-only mode: connects with ZOO_READONLY, expects the read-only
+ *          state, reads PATH (which must hold "x"), and expects ZNOTREADONLY for writes.
  * Prints one line per failed check and a final "N passed, M failed"; exits 0 only if all passed.
  */
 #include <zookeeper/zookeeper.h>
@@ -38,6 +41,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int connected;
 static int connects; /* how many times the session reached ZOO_CONNECTED_STATE */
+static int read_only_connected; /* the session is in ZOO_READONLY_STATE */
 #define MAX_EVENTS 16
 static struct {
     int type;
@@ -51,6 +55,7 @@ static void watcher(zhandle_t *zh, int type, int state, const char *path, void *
     pthread_mutex_lock(&mu);
     if (type == ZOO_SESSION_EVENT) {
         connected = (state == ZOO_CONNECTED_STATE);
+        read_only_connected = (state == ZOO_READONLY_STATE);
         if (connected) connects++;
     } else if (n_events < MAX_EVENTS) {
         events[n_events].type = type;
@@ -191,13 +196,49 @@ static int restart_check(const char *hosts) {
     return failed == 0 ? 0 : 1;
 }
 
+static int read_only_check(const char *hosts, const char *path) {
+    zhandle_t *zh = zookeeper_init(hosts, watcher, 10000, NULL, NULL, ZOO_READONLY);
+    CHECK(zh != NULL, "zookeeper_init");
+    if (!zh) return 1;
+    struct timespec ts;
+    deadline_in(&ts, 30);
+    pthread_mutex_lock(&mu);
+    while (!read_only_connected) {
+        if (pthread_cond_timedwait(&cv, &mu, &ts) != 0) break;
+    }
+    int ro = read_only_connected;
+    pthread_mutex_unlock(&mu);
+    CHECK(ro, "connected in read-only state");
+    CHECK(zoo_state(zh) == ZOO_READONLY_STATE, "zoo_state %d", zoo_state(zh));
+    char buf[64];
+    int len = sizeof buf;
+    struct Stat st;
+    int rc = zoo_get(zh, path, 0, buf, &len, &st);
+    CHECK(rc == ZOK && len == 1 && buf[0] == 'x', "read rc=%d len=%d", rc, len);
+    rc = zoo_create(zh, "/c-read-only", "y", 1, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, buf, sizeof buf);
+    CHECK(rc == ZNOTREADONLY, "create rc=%d", rc);
+    rc = zoo_set(zh, path, "z", 1, -1);
+    CHECK(rc == ZNOTREADONLY, "set rc=%d", rc);
+    rc = zoo_delete(zh, path, -1);
+    CHECK(rc == ZNOTREADONLY, "delete rc=%d", rc);
+    rc = zoo_exists(zh, "/c-read-only", 0, &st);
+    CHECK(rc == ZNONODE, "exists after refused create rc=%d", rc);
+    zookeeper_close(zh);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 4 && strcmp(argv[2], "--read-only") == 0) {
+        zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
+        return read_only_check(argv[1], argv[3]);
+    }
     if (argc == 3 && strcmp(argv[2], "--restart") == 0) {
         zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
         return restart_check(argv[1]);
     }
     if (argc != 2) {
-        fprintf(stderr, "usage: %s host:port [--restart]\n", argv[0]);
+        fprintf(stderr, "usage: %s host:port [--restart | --read-only PATH]\n", argv[0]);
         return 2;
     }
     zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);

@@ -102,7 +102,7 @@ class Server:
 
     def __init__(self, kind=None, binary=None, tick_time=500, min_session_timeout=1000,
                  max_session_timeout=60000, max_client_cnxns=60, extra_cfg=None,
-                 name="server", port=None, myid=None):
+                 name="server", port=None, myid=None, jvm_flags=()):
         self.kind = kind or target_kind()
         self.binary = binary or os.environ.get("ZKRAFT_BIN")
         if self.kind == "zkraft" and not self.binary:
@@ -113,6 +113,10 @@ class Server:
         self.max_session_timeout = max_session_timeout
         self.max_client_cnxns = max_client_cnxns
         self.extra_cfg = dict(extra_cfg or {})
+        # JVM words (-Dname=value, e.g. -Dreadonlymode.enabled=true) as a rig would put them in
+        # SERVER_JVMFLAGS: on ZooKeeper's java command line, or in zkraft's SERVER_JVMFLAGS
+        # environment variable.
+        self.jvm_flags = list(jvm_flags or [])
         self.host = "127.0.0.1"
         self.port = port
         self.proc = None
@@ -166,7 +170,7 @@ class Server:
             return [self.binary, "--config", self.cfg_path]
         return ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-Dzookeeper.admin.enableServer=false",
+                "-Dzookeeper.admin.enableServer=false"] + self.jvm_flags + [
                 "-cp", ZK_CLASSPATH,
                 "org.apache.zookeeper.server.quorum.QuorumPeerMain" if self.myid is not None
                 else "org.apache.zookeeper.server.ZooKeeperServerMain",
@@ -181,8 +185,11 @@ class Server:
         log = open(self.log_path, "ab")
         log.write(("\n===== start #%d: %s =====\n" % (self.starts + 1, " ".join(self._command()))).encode())
         log.flush()
+        env = None
+        if self.kind == "zkraft" and self.jvm_flags:
+            env = dict(os.environ, SERVER_JVMFLAGS=" ".join(self.jvm_flags))
         self.proc = subprocess.Popen(self._command(), stdin=subprocess.DEVNULL, stdout=log,
-                                     stderr=subprocess.STDOUT, cwd=self.dir,
+                                     stderr=subprocess.STDOUT, cwd=self.dir, env=env,
                                      preexec_fn=_die_with_parent)
         log.close()
         self.starts += 1

@@ -12,107 +12,19 @@ Needs root (ip netns); skipped, and reported as skipped, where namespaces cannot
 
 import logging
 import os
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
-import time
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+from netns_ensemble import NetnsEnsemble, WAIT  # noqa: E402
 
 from kazoo.client import KazooClient  # noqa: E402
 
 logging.basicConfig(level=logging.CRITICAL)
 
-PREFIX = "zkp%d" % os.getpid()  # names unique to this run
-BRIDGE = PREFIX + "br"
-NET = "10.203.0."
-HOST_IP = NET + "254"
-CLIENT_PORT, PEER_PORT, ELECTION_PORT = 2181, 2888, 3888
-WAIT = 30.0
 
-
-def sh(*args, check=True):
-    return subprocess.run(list(args), check=check, capture_output=True, text=True)
-
-
-def ns(i):
-    return "%s-%d" % (PREFIX, i)
-
-
-class Partition(unittest.TestCase):
-    def setUp(self):
-        if harness.target_kind() != "zkraft":
-            self.skipTest("zkraft only (the servers run inside namespaces)")
-        self.made_ns, self.procs, self.tmp = [], {}, tempfile.mkdtemp(prefix="zkit-partition-")
-        try:
-            sh("ip", "link", "add", BRIDGE, "type", "bridge")
-        except (subprocess.CalledProcessError, FileNotFoundError) as e:
-            self.skipTest("cannot create network devices here: %s" % getattr(e, "stderr", e))
-        self.addCleanup(self.teardown_net)
-        sh("ip", "addr", "add", HOST_IP + "/24", "dev", BRIDGE)
-        sh("ip", "link", "set", BRIDGE, "up")
-        for i in (1, 2, 3):
-            sh("ip", "netns", "add", ns(i))
-            self.made_ns.append(ns(i))
-            host_end, ns_end = "%sh%d" % (PREFIX, i), "%sn%d" % (PREFIX, i)
-            sh("ip", "link", "add", host_end, "type", "veth", "peer", "name", ns_end)
-            sh("ip", "link", "set", host_end, "master", BRIDGE)
-            sh("ip", "link", "set", host_end, "up")
-            sh("ip", "link", "set", ns_end, "netns", ns(i))
-            sh("ip", "-n", ns(i), "addr", "add", NET + "%d/24" % i, "dev", ns_end)
-            sh("ip", "-n", ns(i), "link", "set", ns_end, "up")
-            sh("ip", "-n", ns(i), "link", "set", "lo", "up")
-        for i in (1, 2, 3):
-            self.start_server(i)
-
-    def start_server(self, i):
-        data = os.path.join(self.tmp, "d%d" % i)
-        os.makedirs(data, exist_ok=True)
-        with open(os.path.join(data, "myid"), "w") as f:
-            f.write("%d\n" % i)
-        cfg = os.path.join(self.tmp, "z%d.cfg" % i)
-        with open(cfg, "w") as f:
-            f.write("tickTime=500\ninitLimit=10\nsyncLimit=5\nminSessionTimeout=1000\n"
-                    "maxSessionTimeout=60000\n4lw.commands.whitelist=*\n")
-            f.write("dataDir=%s\nclientPort=%d\nclientPortAddress=%s%d\n" % (data, CLIENT_PORT, NET, i))
-            for j in (1, 2, 3):
-                f.write("server.%d=%s%d:%d:%d;%s%d:%d\n" % (j, NET, j, PEER_PORT, ELECTION_PORT, NET, j, CLIENT_PORT))
-        log = open(os.path.join(self.tmp, "server%d.log" % i), "a")
-        self.procs[i] = subprocess.Popen(["ip", "netns", "exec", ns(i), os.environ["ZKRAFT_BIN"],
-                                          "--config", cfg], stdout=log, stderr=subprocess.STDOUT)
-
-    def teardown_net(self):
-        for p in self.procs.values():
-            if p.poll() is None:
-                p.send_signal(signal.SIGKILL)
-                p.wait(10)
-        for n in self.made_ns:
-            sh("ip", "netns", "del", n, check=False)
-        sh("ip", "link", "del", BRIDGE, check=False)
-        if self._outcome.success if hasattr(self, "_outcome") else True:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-        else:
-            for i in (1, 2, 3):
-                print(open(os.path.join(self.tmp, "server%d.log" % i)).read()[-3000:])
-
-    def cut(self, a, b, down=True):
-        verb = "add" if down else "del"
-        sh("ip", "-n", ns(a), "route", verb, "blackhole", NET + "%d/32" % b, check=down)
-        sh("ip", "-n", ns(b), "route", verb, "blackhole", NET + "%d/32" % a, check=down)
-
-    def hosts(self, *ids):
-        return ",".join("%s%d:%d" % (NET, i, CLIENT_PORT) for i in ids)
-
-    def mode(self, i):
-        answer = harness.four_letter_word(NET + str(i), CLIENT_PORT, "srvr", timeout=2.0)
-        for line in answer.splitlines():
-            if line.startswith("Mode: "):
-                return line[6:].strip()
-        return ""
+class Partition(NetnsEnsemble):
+    NET = "10.203.0."
 
     def client(self, *ids, timeout=10.0):
         c = KazooClient(hosts=self.hosts(*ids), timeout=timeout)
@@ -120,9 +32,7 @@ class Partition(unittest.TestCase):
         return c
 
     def test_minority_cannot_commit_majority_can_and_heal_loses_nothing(self):
-        self.assertTrue(harness.wait_until(lambda: sorted(self.mode(i) for i in (1, 2, 3)) ==
-                                           ["follower", "follower", "leader"], WAIT),
-                        [self.mode(i) for i in (1, 2, 3)])
+        self.wait_for_roles()
         c = self.client(1, 2, 3)
         c.create("/before", b"1")
         c.stop()

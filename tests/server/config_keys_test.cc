@@ -72,8 +72,15 @@ const std::map<std::string, Sample>& samples() {
       {"read_only_mode", {"true", [](const Config& c) { return c.read_only_mode; }}},
       {"digest_enabled", {"false", [](const Config& c) { return !c.digest_enabled; }}},
       {"super_digest", {"super:abc=", [](const Config& c) { return c.super_digest == "super:abc="; }}},
+      {"container_check_interval_ms",
+       {"250", [](const Config& c) { return c.container_check_interval_ms == 250; }}},
+      {"container_max_per_minute", {"7", [](const Config& c) { return c.container_max_per_minute == 7; }}},
+      {"container_max_never_used_ms",
+       {"86400000", [](const Config& c) { return c.container_max_never_used_ms == 86400000; }}},
+      {"enforce_quota", {"true", [](const Config& c) { return c.enforce_quota; }}},
       {"joining", {"true", [](const Config& c) { return c.joining; }}},
       {"network_threads", {"3", [](const Config& c) { return c.network_threads == 3; }}},
+      {"slow_request_threshold_ms", {"250", [](const Config& c) { return c.slow_request_threshold_ms == 250; }}},
       {"init_limit", {"8", [](const Config& c) { return c.init_limit == 8; }}},
       {"sync_limit", {"9", [](const Config& c) { return c.sync_limit == 9; }}},
   };
@@ -156,6 +163,64 @@ TEST(ConfigKeys, EveryKeyParsesInBothFormats) {
   }
   EXPECT_EQ(checked + 1, config_keys().size());
   EXPECT_EQ(checked, samples().size());  // no stale samples
+}
+
+// Every key with a system property: a -D word sets it, and so does that name in zoo.cfg.
+TEST(ConfigKeys, EverySystemPropertySetsItsKeyAsADWordAndInZooCfg) {
+  std::set<std::string_view> props;
+  size_t checked = 0;
+  for (const ConfigKey& k : config_keys()) {
+    if (k.sysprop.empty()) continue;
+    SCOPED_TRACE(std::string(k.sysprop));
+    EXPECT_TRUE(props.insert(k.sysprop).second) << "two keys read one property";
+    EXPECT_EQ(find_sysprop_key(k.sysprop), &k);
+    EXPECT_EQ(find_zoo_key(k.sysprop), &k);
+    // Neither another key's zoo.cfg name nor its YAML name.
+    for (const ConfigKey& other : config_keys()) {
+      if (&other == &k) continue;
+      EXPECT_NE(other.zoo, k.sysprop);
+      EXPECT_NE(other.zoo_alias, k.sysprop);
+    }
+    const Sample& s = samples().at(std::string(k.name()));
+    std::string err;
+    Config c;
+    ASSERT_TRUE(apply_system_properties({"-D" + std::string(k.sysprop) + "=" + s.value}, c, &err)) << err;
+    EXPECT_TRUE(s.holds(c));
+    Config z;
+    ASSERT_TRUE(parse_zoo_cfg(std::string(k.sysprop) + "=" + s.value + "\n", z, &err)) << err;
+    EXPECT_TRUE(s.holds(z));
+    for (const auto& w : z.warnings) EXPECT_EQ(w.find("unknown"), std::string::npos) << w;
+    // A "zookeeper.X" property is X in ZooKeeper's zoo.cfg (QuorumPeerConfig's unknown keys).
+    if (k.sysprop.rfind("zookeeper.", 0) == 0) EXPECT_EQ(k.zoo, k.sysprop.substr(10));
+    ++checked;
+  }
+  // The ones ZooKeeper users set most: all present.
+  for (const char* p : {"zookeeper.enforceQuota", "znode.container.checkIntervalMs",
+                        "znode.container.maxPerMinute", "znode.container.maxNeverUsedIntervalMs",
+                        "jute.maxbuffer", "zookeeper.extendedTypesEnabled",
+                        "zookeeper.DigestAuthenticationProvider.superDigest", "zookeeper.snapCount",
+                        "zookeeper.4lw.commands.whitelist", "zookeeper.forceSync",
+                        "zookeeper.globalOutstandingLimit", "zookeeper.admin.enableServer",
+                        "readonlymode.enabled"}) {
+    EXPECT_NE(find_sysprop_key(p), nullptr) << p;
+  }
+  EXPECT_GE(checked, 12u);
+  // Keys ZooKeeper reads from zoo.cfg only have no property: -DtickTime does nothing to ZooKeeper.
+  EXPECT_EQ(find_sysprop_key("tickTime"), nullptr);
+  EXPECT_EQ(find_sysprop_key("zookeeper.tickTime"), nullptr);
+  EXPECT_EQ(find_sysprop_key("clientPort"), nullptr);
+}
+
+TEST(ConfigKeys, HelpNamesEverySystemProperty) {
+  Args args{"--help"};
+  Config c;
+  std::string err, out;
+  EXPECT_FALSE(parse_command_line(args.argc(), args.argv(), c, &err, &out));
+  for (const ConfigKey& k : config_keys()) {
+    if (!k.sysprop.empty()) {
+      EXPECT_NE(out.find("-D" + std::string(k.sysprop)), std::string::npos) << k.sysprop;
+    }
+  }
 }
 
 TEST(ConfigKeys, BoundsErrorsNameTheKeyAsWritten) {

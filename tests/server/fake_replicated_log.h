@@ -84,6 +84,8 @@ class FakeReplicatedLog final : public ReplicatedLog {
   void change_membership(MembershipChange change, uint64_t id) override {
     changes_.push_back({change, id});
   }
+  void snapshot_now() override { ++snapshots_asked_; }
+  void transfer_leadership(uint64_t to) override { transfers_.push_back(to); }
 
   // ---- What the test drives
   // A new leader (0: none). Before start() only the state changes; afterwards the listener hears
@@ -132,6 +134,8 @@ class FakeReplicatedLog final : public ReplicatedLog {
   void set_membership(MembershipView m) { membership_ = std::move(m); }
   void set_replication_status(ReplicationStatus s) { replication_ = std::move(s); }
   void set_fsync_count(uint64_t n) { fsyncs_ = n; }
+  int snapshots_asked() const { return snapshots_asked_; }
+  const std::vector<uint64_t>& transfers() const { return transfers_; }
   // What quorum_contact_age_ms() answers from now on (nullopt: back to following the leader).
   void set_contact_age(std::optional<int64_t> ms) { contact_age_ms_ = ms; }
 
@@ -178,6 +182,8 @@ class FakeReplicatedLog final : public ReplicatedLog {
   ReplicationStatus replication_;
   uint64_t fsyncs_ = 0;
   std::optional<int64_t> contact_age_ms_;
+  int snapshots_asked_ = 0;
+  std::vector<uint64_t> transfers_;
 };
 
 }  // namespace zkraft::server::testing

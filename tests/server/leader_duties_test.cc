@@ -331,6 +331,99 @@ TEST_F(LeaderDutiesTest, TheFirstLeaderTickReapsAtOnce) {
   EXPECT_EQ(reaps(), std::vector<std::string>{"/c"});
 }
 
+// A second LeaderDuties over the same state and log, with its own reaper settings.
+class ReaperSettingsTest : public LeaderDutiesTest {
+ protected:
+  void SetUp() override {
+    apply(create_session_txn(kSession));
+    log.set_leader(1);
+  }
+  // An empty container that once had a child: a candidate at every check.
+  void used_container(const std::string& path) {
+    apply(request_txn(kSession, op::kCreateContainer, create_request(path, "", 4)));
+    apply(create_txn(kSession, path + "/x"));
+    apply(delete_txn(kSession, path + "/x"));
+  }
+  LeaderDuties with(int64_t interval_ms, int32_t per_minute, int64_t never_used_ms = 0) {
+    DutyOptions o = options(true);
+    o.container_check_interval_ms = interval_ms;
+    o.container_max_per_minute = per_minute;
+    o.container_max_never_used_ms = never_used_ms;
+    return LeaderDuties(o, sm, log, router);
+  }
+};
+
+TEST_F(ReaperSettingsTest, MaxPerMinuteSpacesTheRemovalsTheFirstAtOnce) {
+  for (const char* p : {"/a", "/b", "/c", "/d"}) used_container(p);
+  LeaderDuties d = with(600000, 2);  // one removal every 30 s
+  d.tick(kT0, clock.wall_ms());
+  EXPECT_EQ(reaps(), std::vector<std::string>{"/a"});
+  d.tick(kT0 + 29999, clock.wall_ms());
+  EXPECT_EQ(reaps().size(), 1u);
+  d.tick(kT0 + 30000, clock.wall_ms());
+  EXPECT_EQ(reaps(), (std::vector<std::string>{"/a", "/b"}));
+  // A late tick catches up on what the rate allowed meanwhile, no more.
+  d.tick(kT0 + 90000, clock.wall_ms());
+  EXPECT_EQ(reaps(), (std::vector<std::string>{"/a", "/b", "/c", "/d"}));
+}
+
+TEST_F(ReaperSettingsTest, TheDefaultRateProposesManyPerTickButNotAllAtOnce) {
+  for (int i = 0; i < 50; ++i) used_container("/n" + std::to_string(100 + i));
+  LeaderDuties d = with(60000, 10000);  // one every 6 ms
+  d.tick(kT0, clock.wall_ms());
+  EXPECT_EQ(reaps().size(), 1u);
+  d.tick(kT0 + 60, clock.wall_ms());
+  EXPECT_EQ(reaps().size(), 11u);
+  d.tick(kT0 + 1000, clock.wall_ms());
+  EXPECT_EQ(reaps().size(), 50u);
+}
+
+TEST_F(ReaperSettingsTest, AShortIntervalFindsNewCandidatesSoon) {
+  LeaderDuties d = with(100, 10000);
+  d.tick(kT0, clock.wall_ms());
+  used_container("/c");
+  d.tick(kT0 + 99, clock.wall_ms());
+  EXPECT_TRUE(reaps().empty());
+  d.tick(kT0 + 100, clock.wall_ms());
+  EXPECT_EQ(reaps(), std::vector<std::string>{"/c"});
+}
+
+TEST_F(ReaperSettingsTest, MaxNeverUsedIntervalRemovesAContainerThatNeverHadAChild) {
+  // Created at wall time 1000 (request_txn's stamp); the clock reads ~1.7e12 ms.
+  apply(request_txn(kSession, op::kCreateContainer, create_request("/never", "", 4)));
+  LeaderDuties keep = with(60000, 10000);
+  keep.tick(kT0, clock.wall_ms());
+  EXPECT_TRUE(reaps().empty());  // 0: kept for ever, as ZooKeeper's default
+  LeaderDuties old = with(60000, 10000, clock.wall_ms() - 1000 - 1);
+  old.tick(kT0, clock.wall_ms());
+  EXPECT_EQ(reaps(), std::vector<std::string>{"/never"});
+  LeaderDuties young = with(60000, 10000, clock.wall_ms() - 1000);  // not yet older than that
+  young.tick(kT0, clock.wall_ms());
+  EXPECT_EQ(reaps().size(), 1u);
+}
+
+TEST_F(ReaperSettingsTest, ALeaderChangeDropsTheQueueAndTheNextLeaderFindsItAgain) {
+  for (const char* p : {"/a", "/b"}) used_container(p);
+  LeaderDuties d = with(60000, 1);  // one a minute
+  d.tick(kT0, clock.wall_ms());
+  EXPECT_EQ(reaps(), std::vector<std::string>{"/a"});
+  log.set_leader(2);
+  d.leader_changed(false, kT0 + 1000);
+  d.tick(kT0 + 120000, clock.wall_ms());
+  EXPECT_EQ(reaps().size(), 1u);  // a follower proposes nothing
+  log.set_leader(1);
+  d.leader_changed(true, kT0 + 130000);
+  d.tick(kT0 + 130000, clock.wall_ms());
+  EXPECT_EQ(reaps().size(), 1u);  // a new leader's first check is one interval away
+  d.tick(kT0 + 189999, clock.wall_ms());
+  EXPECT_EQ(reaps().size(), 1u);
+  d.tick(kT0 + 190000, clock.wall_ms());
+  // Both found again (the first removal never applied here); the first goes at once.
+  EXPECT_EQ(reaps(), (std::vector<std::string>{"/a", "/a"}));
+  d.tick(kT0 + 250000, clock.wall_ms());
+  EXPECT_EQ(reaps(), (std::vector<std::string>{"/a", "/a", "/b"}));
+}
+
 // ---------------------------------------------------------------- membership
 
 class MembershipDutiesTest : public LeaderDutiesTest {

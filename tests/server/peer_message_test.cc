@@ -53,7 +53,7 @@ TEST(PeerMessage, RefusesAnUnknownFormat) {
 
 TEST(PeerMessage, RefusesAnUnknownKind) {
   std::string m = encode_peer_message(ForwardedWrite{"abc"});
-  for (int kind : {0, 3, 0x57 /* the old 'W' tag */, 255}) {
+  for (int kind : {0, 4, 0x57 /* the old 'W' tag */, 255}) {
     m[1] = static_cast<char>(kind);
     EXPECT_FALSE(decode_peer_message(m).has_value()) << kind;
   }
@@ -87,6 +87,15 @@ TEST(PeerMessage, RefusesACountTheBytesCannotHold) {
   neg.write_raw(std::string("\x01\x01", 2));
   neg.write_int(-5);  // a negative buffer length
   EXPECT_FALSE(decode_peer_message(neg.bytes()).has_value());
+}
+
+TEST(PeerMessage, LeadershipRequestIsItsKindAloneAndRefusesTrailingBytes) {
+  std::string m = encode_peer_message(LeadershipRequest{});
+  EXPECT_EQ(m, std::string("\x01\x03", 2));
+  auto d = decode_peer_message(m);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_TRUE(std::holds_alternative<LeadershipRequest>(*d));
+  EXPECT_FALSE(decode_peer_message(m + "x").has_value());
 }
 
 }  // namespace

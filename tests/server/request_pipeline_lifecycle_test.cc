@@ -364,5 +364,28 @@ TEST_F(PipelineTest, StatusReflectsConnectionsSessionsAndTheLogsFigures) {
   EXPECT_EQ(m["quorum_size"], "2");
 }
 
+// ---------------------------------------------------------------- slow-request log
+
+TEST_F(PipelineTest, AWriteSlowerThanTheThresholdIsCountedAFastOneIsNot) {
+  config.slow_request_threshold_ms = 100;
+  start();
+  handshake(1);
+  request(1, 1, op::kCreate, create_request("/fast"));
+  clock.advance(99);
+  log.commit_all();
+  EXPECT_EQ(pipeline->status().slow_requests, 0);
+  request(1, 2, op::kCreate, create_request("/slow"));
+  clock.advance(500);
+  log.commit_all();
+  EXPECT_EQ(frame(1, 2, op::kCreate).header.err, err::kOk);
+  EXPECT_EQ(pipeline->status().slow_requests, 1);
+  // The 500 ms went by in consensus (proposed -> applied), none waiting behind others.
+  EXPECT_NE(pipeline->stats().last_slow_request.find(
+                "xid 2 create /slow took 500 ms: 0 ms to the state thread, 500 ms in consensus, "
+                "0 ms waiting to be sent"),
+            std::string::npos)
+      << pipeline->stats().last_slow_request;
+}
+
 }  // namespace
 }  // namespace zkraft::server

@@ -180,6 +180,36 @@ TEST(ZkStateMachine, TtlNodesNeedExtendedTypes) {
   EXPECT_TRUE(on.tree().contains("/t"));
 }
 
+// zookeeper.enforceQuota reaches the tree, also after a snapshot is restored; the tree's quota line
+// comes back in the outcome for the server's log, whether or not it enforces.
+TEST(ZkStateMachine, EnforceQuotaRefusesPastAHardLimitAndSurvivesARestore) {
+  auto setup = [](ZkStateMachine& sm) {
+    sm.apply(1, session_txn(1));
+    sm.apply(2, create(1, "/q", 0, ""));
+    sm.apply(3, create(1, "/zookeeper/quota/q", 0, ""));
+    sm.apply(4, create(1, "/zookeeper/quota/q/zookeeper_limits", 0,
+                       "count=-1,bytes=-1=;byteHardLimit=-1;countHardLimit=2"));
+    sm.apply(5, create(1, "/zookeeper/quota/q/zookeeper_stats", 0, "count=0,bytes=0"));
+    EXPECT_EQ(sm.apply(6, create(1, "/q/a")).err, err::kOk);
+  };
+  ZkStateMachine on(StateMachineOptions{false, false, true});
+  setup(on);
+  ApplyOutcome refused = on.apply(7, create(1, "/q/b"));
+  EXPECT_EQ(refused.err, err::kQuotaExceeded);
+  EXPECT_EQ(refused.quota_warning, "Quota exceeded: /q [current count=3, hardCountLimit=2]");
+  EXPECT_FALSE(on.tree().contains("/q/b"));
+  ZkStateMachine restored(StateMachineOptions{false, false, true});
+  ASSERT_TRUE(restored.restore(7, on.serialize()));
+  EXPECT_EQ(restored.apply(8, create(1, "/q/b")).err, err::kQuotaExceeded);
+
+  ZkStateMachine off;
+  setup(off);
+  ApplyOutcome allowed = off.apply(7, create(1, "/q/b"));
+  EXPECT_EQ(allowed.err, err::kOk);
+  EXPECT_EQ(allowed.quota_warning, "Quota exceeded: /q [current count=3, hardCountLimit=2]");
+  EXPECT_EQ(off.apply(8, create(1, "/other")).quota_warning, "");
+}
+
 // ZooKeeper 3.9.4 (MultiOperationRecord keeps the op code, Op.Create.getOpcode turns a container or
 // TTL mode into createContainer/createTTL, FinalRequestProcessor answers those and create2 with
 // CreateResult(path, stat), type 15): only a plain create answers type 1 with the path alone.

@@ -176,5 +176,61 @@ TEST(QuotaEnforceTest, HardLimitsRefuseOnlyWhenEnforced) {
   EXPECT_EQ(create(strict, 27, "/s/b"), err::kOk);
 }
 
+// ZooKeeper 3.9's checkQuota: the limit is the hard one when set, else the soft one; a passed
+// limit is logged ("Quota exceeded: ..."), and only a hard one refuses, only when enforcing.
+// The tree hands the line to its caller; zkraft reports it whether or not it enforces.
+TEST(QuotaEnforceTest, PassedLimitsLeaveZooKeepersLogLine) {
+  ZnodeTree::Options enforce;
+  enforce.enforce_quota = true;
+  ZnodeTree strict(enforce);
+  ZnodeTree lax;
+  for (ZnodeTree* t : {&strict, &lax}) {
+    int64_t zxid = 0;
+    ASSERT_EQ(create(*t, ++zxid, "/h", "12"), err::kOk);
+    set_quota(*t, zxid, "/h", "count=1,bytes=-1=;byteHardLimit=5;countHardLimit=2");
+    ASSERT_EQ(create(*t, ++zxid, "/s"), err::kOk);
+    set_quota(*t, zxid, "/s", "count=2,bytes=3");
+    EXPECT_EQ(t->take_quota_warning(), "");  // nothing passed yet
+  }
+  // Within every limit: no line. (/h: the soft count 1 is passed, but the hard one rules.)
+  EXPECT_EQ(create(strict, 20, "/h/a"), err::kOk);
+  EXPECT_EQ(strict.take_quota_warning(), "");
+  EXPECT_EQ(create(strict, 21, "/h/b"), err::kQuotaExceeded);
+  EXPECT_EQ(strict.take_quota_warning(), "Quota exceeded: /h [current count=3, hardCountLimit=2]");
+  EXPECT_EQ(strict.take_quota_warning(), "");  // taken
+  EXPECT_EQ(create(lax, 20, "/h/a"), err::kOk);
+  EXPECT_EQ(create(lax, 21, "/h/b"), err::kOk);
+  EXPECT_EQ(lax.take_quota_warning(), "Quota exceeded: /h [current count=3, hardCountLimit=2]");
+  // Soft limits: logged, never refused.
+  EXPECT_EQ(create(strict, 22, "/s/a", "abcd"), err::kOk);
+  EXPECT_EQ(strict.take_quota_warning(), "Quota exceeded: /s [current bytes=4, softByteLimit=3]");
+  EXPECT_EQ(create(strict, 23, "/s/b"), err::kOk);
+  EXPECT_EQ(strict.take_quota_warning(), "Quota exceeded: /s [current count=3, softCountLimit=2]");
+  // setData counts the difference in bytes only.
+  jute::Stat st;
+  std::vector<WatchTrigger> out;
+  EXPECT_EQ(strict.set_data(ctx(24), "/h/a", buf("abcd"), -1, st, out), err::kQuotaExceeded);  // 2 + 4 > 5
+  EXPECT_EQ(strict.take_quota_warning(), "Quota exceeded: /h [current bytes=6, hardByteLimit=5]");
+  EXPECT_EQ(strict.set_data(ctx(25), "/h/a", buf("abc"), -1, st, out), err::kOk);  // exactly 5
+  EXPECT_EQ(strict.take_quota_warning(), "");
+  // A node outside every quota'd path is never checked.
+  EXPECT_EQ(create(strict, 26, "/free", std::string(100, 'x')), err::kOk);
+  EXPECT_EQ(strict.take_quota_warning(), "");
+}
+
+TEST(QuotaEnforceTest, TheDeepestQuotaPrefixDecidesAndARefusedCreateChangesNoStats) {
+  ZnodeTree::Options enforce;
+  enforce.enforce_quota = true;
+  ZnodeTree t(enforce);
+  int64_t zxid = 0;
+  ASSERT_EQ(create(t, ++zxid, "/p"), err::kOk);
+  ASSERT_EQ(create(t, ++zxid, "/p/q"), err::kOk);
+  set_quota(t, zxid, "/p", "count=-1,bytes=-1=;byteHardLimit=-1;countHardLimit=100");
+  set_quota(t, zxid, "/p/q", "count=-1,bytes=-1=;byteHardLimit=-1;countHardLimit=1");
+  EXPECT_EQ(create(t, ++zxid, "/p/q/x"), err::kQuotaExceeded);  // /p/q's limit, though /p has room
+  EXPECT_EQ(create(t, ++zxid, "/p/y"), err::kOk);               // /p's
+  EXPECT_EQ(data_of(t, "/zookeeper/quota/p/q/zookeeper_stats"), "count=1,bytes=0");
+}
+
 }  // namespace
 }  // namespace zkraft::tree
