@@ -62,11 +62,13 @@ struct Config {
   std::set<std::string> four_letter_words{"srvr"};
 
   int64_t server_id = 1;                // standalone default; ensembles: myid / server_id
-  // HTTP AdminServer settings. Accepted, but zkraft has no admin server yet: a value asking for
-  // one is reported in `warnings`.
-  int32_t admin_port = 8080;            // 0 = disabled
+  // HTTP AdminServer (admin_server.h), ZooKeeper's keys and defaults. No listener when
+  // admin_port is 0 or admin_enabled is false (which also zeroes admin_port).
+  int32_t admin_port = 8080;
   std::string admin_address = "127.0.0.1";  // zoo.cfg default: 0.0.0.0 (admin.serverAddress)
-  bool admin_enabled = true;            // zoo.cfg admin.enableServer; false also zeroes admin_port
+  bool admin_enabled = true;            // zoo.cfg admin.enableServer
+  std::string admin_command_url = "/commands";  // admin.commandURL
+  int32_t admin_idle_timeout_ms = 30000;        // admin.idleTimeout
 
   bool fsync = true;
   bool reconfig_enabled = false;        // zoo.cfg reconfigEnabled: the reconfig op (16)

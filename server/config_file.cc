@@ -113,6 +113,9 @@ bool validate_config(const Config& cfg, std::string* error) {
   if (cfg.admin_port < 0 || cfg.admin_port > kMaxPort) {
     return fail(error, "admin_port: " + std::to_string(cfg.admin_port) + " is out of range [0, 65535]");
   }
+  if (cfg.admin_command_url.empty() || cfg.admin_command_url[0] != '/') {
+    return fail(error, "admin_command_url: \"" + cfg.admin_command_url + "\" must start with '/'");
+  }
   if (cfg.server_id < 0 || cfg.server_id > kMaxServerId) {
     return fail(error, "server_id: " + std::to_string(cfg.server_id) + " is out of range [0, 255]");
   }

@@ -10,8 +10,6 @@ using namespace config_values;
 
 namespace {
 
-constexpr std::string_view kNoAdminServer = "zkraft has no HTTP admin server yet";
-
 // In the order conf/standalone.yaml documents them.
 const ConfigKey kKeys[] = {
     {.yaml = "client_port", .zoo = "clientPort", .flag = "--client-port", .flag_arg = "PORT",
@@ -68,15 +66,24 @@ const ConfigKey kKeys[] = {
     {.yaml = "admin_port", .zoo = "admin.serverPort", .sysprop = "zookeeper.admin.serverPort",
      .flag = "--admin-port", .flag_arg = "PORT",
      .type = KeyType::kInt, .lo = 0, .hi = kMaxPort,
-     .doc = "HTTP AdminServer port; 0 = disabled. Not implemented yet.",
-     .field = &Config::admin_port, .ignored = kNoAdminServer},
+     .doc = "HTTP AdminServer port (/commands, /health, /ready); 0 = no admin server.",
+     .field = &Config::admin_port},
     {.yaml = "admin_address", .zoo = "admin.serverAddress",
      .sysprop = "zookeeper.admin.serverAddress", .type = KeyType::kString,
-     .doc = "HTTP AdminServer address (zoo.cfg default 0.0.0.0). Not implemented yet.",
-     .field = &Config::admin_address, .zoo_default = "0.0.0.0", .ignored = kNoAdminServer},
-    {.zoo = "admin.enableServer", .sysprop = "zookeeper.admin.enableServer", .type = KeyType::kBool,
-     .doc = "false disables the HTTP AdminServer (sets admin port 0). Not implemented yet.",
-     .field = &Config::admin_enabled, .ignored = kNoAdminServer},
+     .doc = "Address the HTTP AdminServer binds to (zoo.cfg default 0.0.0.0: all interfaces).",
+     .field = &Config::admin_address, .zoo_default = "0.0.0.0"},
+    {.yaml = "admin_enabled", .zoo = "admin.enableServer",
+     .sysprop = "zookeeper.admin.enableServer", .type = KeyType::kBool,
+     .doc = "false disables the HTTP AdminServer (as admin port 0 does).",
+     .field = &Config::admin_enabled},
+    {.yaml = "admin_command_url", .zoo = "admin.commandURL",
+     .sysprop = "zookeeper.admin.commandURL", .type = KeyType::kString,
+     .doc = "URL prefix of the AdminServer commands, starting with '/'.",
+     .field = &Config::admin_command_url},
+    {.yaml = "admin_idle_timeout_ms", .zoo = "admin.idleTimeout",
+     .sysprop = "zookeeper.admin.idleTimeout", .type = KeyType::kInt, .lo = 1,
+     .hi = kMaxInt32, .doc = "An AdminServer connection idle this long (ms) is closed.",
+     .field = &Config::admin_idle_timeout_ms},
     {.yaml = "fsync", .zoo = "forceSync", .sysprop = "zookeeper.forceSync", .type = KeyType::kBool,
      .doc = "fsync the log before acknowledging a write. Turn off only for tests.",
      .field = &Config::fsync},
@@ -226,11 +233,9 @@ void apply_zoo_defaults(Config& cfg) {
 
 void warn_ignored_keys(const std::vector<std::pair<const ConfigKey*, std::string>>& given,
                        const Config& defaults, Config& cfg) {
-  const bool admin_requested = cfg.admin_enabled && cfg.admin_port != 0;
   std::set<const ConfigKey*> seen;
   for (const auto& [key, name] : given) {
     if (key->ignored.empty() || !seen.insert(key).second) continue;
-    if (key->ignored == kNoAdminServer && !admin_requested) continue;
     const std::string value = key_value_text(*key, cfg);
     if (value == key_value_text(*key, defaults)) continue;
     cfg.warnings.push_back("config warning: " + name + "=" + value + " is ignored: " +

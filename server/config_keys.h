@@ -77,8 +77,7 @@ std::string key_value_text(const ConfigKey& key, const Config& cfg);
 void apply_zoo_defaults(Config& cfg);
 
 // For each key in `given` (spelled `names[i]`) that the table marks ignored: a warning line in
-// cfg.warnings if its value differs from `defaults` and the setting would matter (admin keys
-// are quiet while the admin server is disabled, which is what zkraft does anyway).
+// cfg.warnings if its value differs from `defaults`.
 void warn_ignored_keys(const std::vector<std::pair<const ConfigKey*, std::string>>& given,
                        const Config& defaults, Config& cfg);
 

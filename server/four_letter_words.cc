@@ -146,42 +146,20 @@ std::string render_envi(const ServerStatus& s) {
   return out;
 }
 
-// MonitorCommand: version and state first, then the gauges of ZooKeeperServer.registerMetrics
-// (in a fixed order; ZooKeeper's order is a hash map's and not stable).
+// mntr: monitor_values, one "zk_<key>\t<value>" line each.
 std::string render_mntr(const ServerStatus& s) {
   std::string out;
-  auto kv = [&out](std::string_view key, const std::string& value) {
-    out += "zk_";
-    out.append(key);
-    out += "\t" + value + "\n";
-  };
-  kv("version", s.version);
-  kv("server_state", s.mode);
-  kv("uptime", str(s.uptime_ms));
-  kv("avg_latency", java_double(s.avg_latency_ms));
-  kv("max_latency", str(s.max_latency_ms));
-  kv("min_latency", str(s.min_latency_ms));
-  kv("packets_received", str(s.packets_received));
-  kv("packets_sent", str(s.packets_sent));
-  kv("num_alive_connections", str(s.num_alive_connections));
-  kv("outstanding_requests", str(s.outstanding_requests));
-  kv("znode_count", str(s.node_count));
-  kv("watch_count", str(s.watch_count));
-  kv("ephemerals_count", str(s.ephemerals_count));
-  kv("approximate_data_size", str(s.approximate_data_size));
-  kv("global_sessions", str(s.global_sessions));
-  kv("local_sessions", str(s.local_sessions));
-  kv("open_file_descriptor_count", str(s.open_file_descriptor_count));
-  kv("max_file_descriptor_count", str(s.max_file_descriptor_count));
-  kv("connection_drop_probability", java_double(0.0));
-  kv("last_client_response_size", str(s.last_client_response_size));
-  kv("max_client_response_size", str(s.max_client_response_size));
-  kv("min_client_response_size", str(s.min_client_response_size));
-  kv("outstanding_tls_handshake", "0");
-  kv("auth_failed_count", str(s.auth_failed_count));
-  kv("non_mtls_remote_conn_count", "0");
-  kv("non_mtls_local_conn_count", "0");
-  for (const auto& [key, value] : s.extra_metrics) kv(key, value);
+  for (const MonitorValue& v : monitor_values(s)) {
+    out += "zk_" + v.key + "\t";
+    if (const auto* i = std::get_if<int64_t>(&v.value)) {
+      out += str(*i);
+    } else if (const auto* d = std::get_if<double>(&v.value)) {
+      out += java_double(*d);
+    } else {
+      out += std::get<std::string>(v.value);
+    }
+    out += "\n";
+  }
   return out;
 }
 
@@ -232,6 +210,53 @@ std::string render_lgif(const ServerStatus& s) {
 }
 
 }  // namespace
+
+// MonitorCommand: version and state first, then the gauges of ZooKeeperServer.registerMetrics
+// (in a fixed order; ZooKeeper's order is a hash map's and not stable).
+std::vector<MonitorValue> monitor_values(const ServerStatus& s) {
+  std::vector<MonitorValue> out;
+  auto kv = [&out](std::string key, MonitorValue::Value value) {
+    out.push_back(MonitorValue{std::move(key), std::move(value)});
+  };
+  kv("version", s.version);
+  kv("server_state", s.mode);
+  kv("uptime", s.uptime_ms);
+  kv("avg_latency", s.avg_latency_ms);
+  kv("max_latency", s.max_latency_ms);
+  kv("min_latency", s.min_latency_ms);
+  kv("packets_received", s.packets_received);
+  kv("packets_sent", s.packets_sent);
+  kv("num_alive_connections", s.num_alive_connections);
+  kv("outstanding_requests", s.outstanding_requests);
+  kv("znode_count", s.node_count);
+  kv("watch_count", s.watch_count);
+  kv("ephemerals_count", s.ephemerals_count);
+  kv("approximate_data_size", s.approximate_data_size);
+  kv("global_sessions", s.global_sessions);
+  kv("local_sessions", s.local_sessions);
+  kv("open_file_descriptor_count", s.open_file_descriptor_count);
+  kv("max_file_descriptor_count", s.max_file_descriptor_count);
+  kv("connection_drop_probability", 0.0);
+  kv("last_client_response_size", s.last_client_response_size);
+  kv("max_client_response_size", s.max_client_response_size);
+  kv("min_client_response_size", s.min_client_response_size);
+  kv("outstanding_tls_handshake", int64_t{0});
+  kv("auth_failed_count", s.auth_failed_count);
+  kv("non_mtls_remote_conn_count", int64_t{0});
+  kv("non_mtls_local_conn_count", int64_t{0});
+  // The extra figures are integers in text; kept as text if one is not.
+  for (const auto& [key, value] : s.extra_metrics) {
+    int64_t n = 0;
+    const char* end = value.data() + value.size();
+    auto [p, ec] = std::from_chars(value.data(), end, n);
+    if (ec == std::errc() && p == end && !value.empty()) {
+      kv(key, n);
+    } else {
+      kv(key, value);
+    }
+  }
+  return out;
+}
 
 bool is_four_letter_word(std::string_view cmd) {
   // The words only: the telnet close sequence jute also accepts gets no answer.

@@ -8,6 +8,8 @@
 
 #include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
 
 #include "server/config.h"
 #include "server/server_status.h"
@@ -33,6 +35,15 @@ std::string not_whitelisted_text(std::string_view cmd);
 // not-serving text where ZooKeeper gives it, else the command's output. Unknown words give "".
 std::string render_four_letter_word(std::string_view cmd, const ServerStatus& status,
                                     const Config& config);
+
+// One mntr figure: the 4lw prints "zk_<key>\t<value>", the admin command monitor "<key>": value.
+// Integers, doubles (printed as Java does) and text, as ZooKeeper's gauges have them.
+struct MonitorValue {
+  using Value = std::variant<int64_t, double, std::string>;
+  std::string key;
+  Value value;
+};
+std::vector<MonitorValue> monitor_values(const ServerStatus& status);
 
 // Java's Double.toString for the values mntr and srvr print (1.3415, 0.0, 1.0E-4).
 std::string java_double(double v);

@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   ZkServer server(io, config, std::move(log));
-  if (!server.start()) return 1;
+  if (!server.start()) return server.exit_code();
   spdlog::info("zkraft {} serving ZooKeeper clients on {}:{} ({}), data in {}", ZKRAFT_VERSION,
                config.client_address, server.client_port(),
                config.standalone() ? "standalone" : "ensemble server " + std::to_string(config.server_id),

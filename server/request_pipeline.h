@@ -70,9 +70,18 @@ class RequestPipeline final : public LogListener, private EventSink {
   void on_batch_done() override;
 
   ServerStatus status() const;
+  // For the AdminServer (request_pipeline_admin.cc): resets what `reset` says, then status()
+  // with the consensus figures the admin commands show (ids, term, membership).
+  ServerStatus admin_status(StatsReset reset);
+  // For the admin snapshot command: whether `ids` have every bit of `perm` on `path` (as
+  // Commands.handleAuthorization checks, one bit at a time; false if the node does not exist),
+  // and the state with its last zxid.
+  bool admin_allowed(const std::vector<jute::Id>& ids, int32_t perm, std::string_view path) const;
+  std::string admin_snapshot(int64_t* last_zxid) const;
   const ZkStateMachine& state() const { return sm_; }
   const ClientTable& clients() const { return clients_; }
   const ServerStats& stats() const { return stats_; }
+  ServingMode serving_mode() const { return gate_.mode(); }
 
  private:
   // Ingress (request_pipeline.cc).

@@ -72,4 +72,18 @@ std::pair<int64_t, int64_t> file_descriptor_counts() {
   return {open, max};
 }
 
+int64_t directory_bytes(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  int64_t total = 0;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code size_ec;
+    if (it->is_regular_file(size_ec)) {
+      const auto n = it->file_size(size_ec);
+      if (!size_ec) total += static_cast<int64_t>(n);
+    }
+  }
+  return total;
+}
+
 }  // namespace zkraft::server

@@ -122,12 +122,25 @@ struct ServerStatus {
     uint64_t first_index = 0, first_term = 0, last_index = 0, last_term = 0;
     uint64_t applied_index = 0, commit_index = 0, snapshot_index = 0;
   } log;
+  // Consensus, for the admin commands leader/zabstate/voting_view (ZooKeeper shows Zab there;
+  // zkraft shows Raft). leader_id 0: none known. Voters and learners: the membership in effect.
+  int64_t server_id = 0;
+  int64_t leader_id = 0;
+  uint64_t raft_term = 0;
+  uint64_t raft_commit_index = 0;
+  std::vector<uint64_t> voters;
+  std::vector<uint64_t> learners;
+  int64_t synced_observers = 0;
 
   // Extra mntr lines, appended as zk_<key>\t<value> (leader figures, quorum_size, ...).
   std::vector<std::pair<std::string, std::string>> extra_metrics;
 
   EnvironmentStatus environment;
 };
+
+// Which statistics a status request resets first, on the state thread (4lw crst/srst, the admin
+// commands connection_stat_reset/stat_reset).
+enum class StatsReset { kNone, kConnections, kServer };
 
 // "3.9.4-zkraft-<our version>, built on <build date> UTC": the ZooKeeper version we behave as,
 // first, because clients parse it (kazoo reads the digits before the first '-').
@@ -137,5 +150,7 @@ std::string full_version();
 EnvironmentStatus current_environment();
 // Open and maximum file descriptors of this process (/proc/self/fd, RLIMIT_NOFILE).
 std::pair<int64_t, int64_t> file_descriptor_counts();
+// Bytes in the regular files under `dir` (0 if it cannot be read), as ZooKeeper's dirs reports.
+int64_t directory_bytes(const std::string& dir);
 
 }  // namespace zkraft::server

@@ -111,6 +111,10 @@ ServerStatus collect_status(const StatusSources& s) {
     st.extra_metrics.emplace_back("pending_syncs", std::to_string(s.pending_syncs));
     st.extra_metrics.emplace_back("quorum_size", std::to_string(repl.quorum_size));
   }
+  st.leader_id = static_cast<int64_t>(repl.leader_id);
+  st.raft_term = repl.term;
+  st.raft_commit_index = repl.commit_index;
+  st.synced_observers = repl.synced_observers;
   st.environment = s.environment;
   return st;
 }

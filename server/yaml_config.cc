@@ -136,6 +136,7 @@ bool parse_yaml_config(std::string_view text, Config& cfg, std::string* error,
   if (given_keys != nullptr) {
     for (const auto& [k, name] : given) given_keys->insert(k);
   }
+  if (!cfg.admin_enabled) cfg.admin_port = 0;  // as zoo.cfg's admin.enableServer=false
   warn_ignored_keys(given, Config{}, cfg);
   return true;
 }

@@ -2,8 +2,15 @@
 
 #include <spdlog/spdlog.h>
 
+#include "server/systemd_notify.h"
+
 #include <algorithm>
+#include <fstream>
+#include <future>
+#include <sstream>
 #include <thread>
+
+#include <boost/asio/post.hpp>
 
 namespace zkraft::server {
 
@@ -11,6 +18,16 @@ namespace {
 int network_thread_count(const Config& config) {
   if (config.network_threads > 0) return config.network_threads;
   return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+}
+
+constexpr int64_t kAdminFetchTimeoutMs = 2000;
+
+std::string read_file(const std::string& path) {
+  if (path.empty()) return "";
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 ConnectionLimits connection_limits(const Config& config) {
@@ -47,13 +64,96 @@ bool ZkServer::start() {
     return false;
   }
   spdlog::info("{} network thread(s) serve client connections", network_.threads());
+  if (!start_admin()) {
+    exit_code_ = 4;
+    return false;
+  }
   tick();
   return true;
+}
+
+bool ZkServer::start_admin() {
+  if (!config_.admin_enabled || config_.admin_port == 0) return true;
+  admin_context_.config = &config_;
+  admin_context_.initial_configuration = read_file(config_.source_file);
+  admin_context_.fetch_status = [this](StatsReset reset) { return fetch_admin_status(reset); };
+  admin_context_.trace_mask = &trace_mask_;
+  admin_context_.authorize = [this](const std::vector<jute::Id>& ids) {
+    return on_state_thread<bool>(
+        [this, ids] { return pipeline_->admin_allowed(ids, jute::perms::kAll, "/"); });
+  };
+  admin_context_.monotonic_ms = [this] { return clock_.monotonic_ms(); };
+  admin_context_.last_snapshot_ms = &last_snapshot_ms_;
+  admin_context_.snapshot = [this] {
+    return on_state_thread<AdminSnapshot>([this] {
+      AdminSnapshot snap;
+      snap.data = pipeline_->admin_snapshot(&snap.last_zxid);
+      return snap;
+    });
+  };
+  admin_context_.fetch_timeout_ms = kAdminFetchTimeoutMs;
+  AdminServer::Options o;
+  o.address = config_.admin_address;
+  o.port = static_cast<uint16_t>(config_.admin_port);
+  o.idle_timeout_ms = config_.admin_idle_timeout_ms;
+  admin_ = std::make_unique<AdminServer>(
+      [this](const AdminRequest& r) { return handle_admin_request(r, admin_context_); }, o);
+  std::string error;
+  if (!admin_->start(&error)) {
+    admin_.reset();
+    if (config_.standalone()) {
+      spdlog::error("Unable to start AdminServer, exiting abnormally: {}", error);
+      return false;
+    }
+    spdlog::warn("Problem starting AdminServer: {}", error);
+    return true;
+  }
+  spdlog::info("Started AdminServer on address {}, port {} and command URL {}",
+               config_.admin_address, admin_->port(), config_.admin_command_url);
+  return true;
+}
+
+template <class T>
+std::optional<T> ZkServer::on_state_thread(std::function<T()> fn) {
+  // Only the posted handler owns the promise: after a timeout it may still answer, into a
+  // future nobody reads; dropped unrun (the state thread stopped), it breaks the promise.
+  auto promise = std::make_shared<std::promise<T>>();
+  std::future<T> future = promise->get_future();
+  if (admin_stopping_) return std::nullopt;
+  boost::asio::post(io_, [this, promise = std::move(promise), fn = std::move(fn)] {
+    if (!stopped_) promise->set_value(fn());
+  });
+  // In slices, so that stop() (on the state thread, which then cannot answer) does not wait out
+  // the whole bound.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kAdminFetchTimeoutMs);
+  while (future.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+    if (admin_stopping_ || std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+  }
+  try {
+    return future.get();
+  } catch (const std::future_error&) {
+    return std::nullopt;  // broken promise: the server is stopping
+  }
+}
+
+std::optional<ServerStatus> ZkServer::fetch_admin_status(StatsReset reset) {
+  auto st = on_state_thread<ServerStatus>([this, reset] { return pipeline_->admin_status(reset); });
+  if (st) {
+    st->data_dir_size = directory_bytes(config_.data_dir);
+    st->log_dir_size = directory_bytes(raft_log_dir(config_));
+  }
+  return st;
 }
 
 void ZkServer::stop() {
   if (stopped_) return;
   stopped_ = true;
+  systemd_notify("STOPPING=1");
+  if (admin_) {
+    admin_stopping_ = true;  // a request waiting for this (state) thread gives up at once
+    admin_->stop();
+  }
   tick_timer_.cancel();
   pipeline_->close_all_clients();
   log_->stop();
@@ -63,10 +163,24 @@ void ZkServer::stop() {
 void ZkServer::tick() {
   if (stopped_) return;
   pipeline_->tick();
+  report_serving_mode();
   tick_timer_.expires_after(std::chrono::milliseconds(pipeline_->tick_interval_ms()));
   tick_timer_.async_wait([this](boost::system::error_code ec) {
     if (!ec) tick();
   });
+}
+
+void ZkServer::report_serving_mode() {
+  const ServingMode mode = pipeline_->serving_mode();
+  if (reported_mode_ && *reported_mode_ == mode) return;
+  reported_mode_ = mode;
+  // systemd (Type=notify) counts the service started once it serves clients.
+  std::string status = "STATUS=" + std::string(serving_mode_name(mode));
+  if (mode == ServingMode::kServing && !told_ready_) {
+    told_ready_ = true;
+    status = "READY=1\n" + status;
+  }
+  systemd_notify(status);
 }
 
 }  // namespace zkraft::server

@@ -8,6 +8,7 @@ pkgs=(
   clang libclang-rt-14-dev
   python3-kazoo zookeeper libzookeeper-mt-dev libzookeeper-java
   libcurator-framework-java libcurator-recipes-java libcurator-client-java
+  libjetty9-java libservlet-api-java  # ZooKeeper's AdminServer in tests/integration/test_admin.py
   default-jdk-headless netcat-openbsd procps iproute2
 )
 missing=()

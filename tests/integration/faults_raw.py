@@ -8,22 +8,28 @@ import time
 import zkwire
 
 
-def send_sync(raw, path):
+def _send(raw, op, body):
+    """Sends one request; returns its xid. A connection the server has closed already (a server
+    that lost its quorum closes its clients) takes nothing: that request is never answered, and
+    collect() reports the connection closed."""
     xid = raw.next_xid()
-    raw.send(xid, zkwire.OP_SYNC, zkwire.ustring(path))
+    try:
+        raw.send(xid, op, body)
+    except (ConnectionError, OSError):
+        pass
     return xid
+
+
+def send_sync(raw, path):
+    return _send(raw, zkwire.OP_SYNC, zkwire.ustring(path))
 
 
 def send_get_data(raw, path):
-    xid = raw.next_xid()
-    raw.send(xid, zkwire.OP_GETDATA, zkwire.ustring(path) + zkwire.boolean(False))
-    return xid
+    return _send(raw, zkwire.OP_GETDATA, zkwire.ustring(path) + zkwire.boolean(False))
 
 
 def send_create(raw, path, data=b"", flags=0):
-    xid = raw.next_xid()
-    raw.send(xid, zkwire.OP_CREATE, zkwire.create_body(path, data, flags))
-    return xid
+    return _send(raw, zkwire.OP_CREATE, zkwire.create_body(path, data, flags))
 
 
 def collect(raw, xids, timeout):

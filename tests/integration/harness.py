@@ -102,7 +102,7 @@ class Server:
 
     def __init__(self, kind=None, binary=None, tick_time=500, min_session_timeout=1000,
                  max_session_timeout=60000, max_client_cnxns=60, extra_cfg=None,
-                 name="server", port=None, myid=None, jvm_flags=()):
+                 name="server", port=None, myid=None, jvm_flags=(), admin_port=None):
         self.kind = kind or target_kind()
         self.binary = binary or os.environ.get("ZKRAFT_BIN")
         if self.kind == "zkraft" and not self.binary:
@@ -119,6 +119,9 @@ class Server:
         self.jvm_flags = list(jvm_flags or [])
         self.host = "127.0.0.1"
         self.port = port
+        # None: no AdminServer (the default: test servers must not share port 8080). A port: the
+        # AdminServer on 127.0.0.1:admin_port (ZooKeeper also gets servlet-api.jar, see _command).
+        self.admin_port = admin_port
         self.proc = None
         self.dir = tempfile.mkdtemp(prefix="zkit-%s-%s-" % (self.kind, name))
         self.data_dir = os.path.join(self.dir, "data")
@@ -159,6 +162,10 @@ class Server:
             "4lw.commands.whitelist": "*",
             "admin.enableServer": "false",   # no fixed port 8080 shared between test servers
         }
+        if self.admin_port is not None:
+            lines["admin.enableServer"] = "true"
+            lines["admin.serverPort"] = self.admin_port
+            lines["admin.serverAddress"] = self.host
         lines.update(self.extra_cfg)
         with open(self.cfg_path, "w") as f:
             for k, v in lines.items():
@@ -168,10 +175,12 @@ class Server:
     def _command(self):
         if self.kind == "zkraft":
             return [self.binary, "--config", self.cfg_path]
+        admin = self.admin_port is not None
         return ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-Dzookeeper.admin.enableServer=false"] + self.jvm_flags + [
-                "-cp", ZK_CLASSPATH,
+                "-Dzookeeper.admin.enableServer=%s" % ("true" if admin else "false")] + self.jvm_flags + [
+                # zookeeper.jar's manifest brings the Jetty 9 jars; the servlet API it does not.
+                "-cp", ZK_CLASSPATH + (":/usr/share/java/servlet-api.jar" if admin else ""),
                 "org.apache.zookeeper.server.quorum.QuorumPeerMain" if self.myid is not None
                 else "org.apache.zookeeper.server.ZooKeeperServerMain",
                 self.cfg_path]

@@ -64,7 +64,10 @@ const std::map<std::string, Sample>& samples() {
       {"server_id", {"42", [](const Config& c) { return c.server_id == 42; }}},
       {"admin_port", {"9091", [](const Config& c) { return c.admin_port == 9091; }}},
       {"admin_address", {"192.0.2.8", [](const Config& c) { return c.admin_address == "192.0.2.8"; }}},
-      {"admin.enableServer", {"false", [](const Config& c) { return !c.admin_enabled && c.admin_port == 0; }}},
+      // YAML admin_enabled / zoo.cfg admin.enableServer (zoo.cfg-only until the AdminServer came).
+      {"admin_enabled", {"false", [](const Config& c) { return !c.admin_enabled && c.admin_port == 0; }}},
+      {"admin_command_url", {"/cmd", [](const Config& c) { return c.admin_command_url == "/cmd"; }}},
+      {"admin_idle_timeout_ms", {"1234", [](const Config& c) { return c.admin_idle_timeout_ms == 1234; }}},
       {"fsync", {"false", [](const Config& c) { return !c.fsync; }}},
       {"snap_count", {"5000", [](const Config& c) { return c.snap_count == 5000; }}},
       {"reconfig_enabled", {"true", [](const Config& c) { return c.reconfig_enabled; }}},
@@ -289,8 +292,8 @@ TEST(ConfigWarnings, IgnoredKeysAreTheOnesZkraftDoesNotActOn) {
   for (const ConfigKey& k : config_keys()) {
     if (!k.ignored.empty()) ignored.insert(std::string(k.name()));
   }
-  EXPECT_EQ(ignored, (std::set<std::string>{"admin_port", "admin_address", "admin.enableServer",
-                                            "init_limit"}));
+  // The admin keys were on this list until the AdminServer existed (admin_server.h).
+  EXPECT_EQ(ignored, (std::set<std::string>{"init_limit"}));
 }
 
 TEST(ConfigWarnings, IgnoredKeyWithANonDefaultValueIsReported) {
@@ -308,11 +311,14 @@ TEST(ConfigWarnings, IgnoredKeyWithANonDefaultValueIsReported) {
     EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
   }
   {
-    Config c;
-    ASSERT_TRUE(parse_zoo_cfg("admin.serverPort=9090\nadmin.serverAddress=127.0.0.1\n", c, &err));
-    EXPECT_EQ(c.warnings, (std::vector<std::string>{
-                              "config warning: admin.serverPort=9090 is ignored: zkraft has no HTTP admin server yet",
-                              "config warning: admin.serverAddress=127.0.0.1 is ignored: zkraft has no HTTP admin server yet"}));
+    Config c;  // the AdminServer acts on its keys: nothing to warn about
+    ASSERT_TRUE(parse_zoo_cfg("admin.serverPort=9090\nadmin.serverAddress=127.0.0.1\n"
+                              "admin.commandURL=/cmds\nadmin.idleTimeout=500\n", c, &err));
+    EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
+    EXPECT_EQ(c.admin_port, 9090);
+    EXPECT_EQ(c.admin_address, "127.0.0.1");
+    EXPECT_EQ(c.admin_command_url, "/cmds");
+    EXPECT_EQ(c.admin_idle_timeout_ms, 500);
   }
   {
     Config c;  // a disabled admin server is what zkraft has: nothing to report
@@ -324,8 +330,8 @@ TEST(ConfigWarnings, IgnoredKeyWithANonDefaultValueIsReported) {
     ASSERT_TRUE(parse_yaml_config("admin_port: 0\ninit_limit: 10\n", c, &err)) << err;
     EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
     ASSERT_TRUE(parse_yaml_config("admin_port: 9000\ninit_limit: 3\n", c, &err)) << err;
+    EXPECT_EQ(c.admin_port, 9000);
     EXPECT_EQ(c.warnings, (std::vector<std::string>{
-                              "config warning: admin_port=9000 is ignored: zkraft has no HTTP admin server yet",
                               "config warning: init_limit=3 is ignored: Raft does not use it (a follower "
                               "catches up from the log or a snapshot)"}));
   }
@@ -334,8 +340,8 @@ TEST(ConfigWarnings, IgnoredKeyWithANonDefaultValueIsReported) {
     Config c;
     std::string out;
     ASSERT_TRUE(parse_command_line(args.argc(), args.argv(), c, &err, &out)) << err;
-    EXPECT_EQ(c.warnings, (std::vector<std::string>{
-                              "config warning: --admin-port=9001 is ignored: zkraft has no HTTP admin server yet"}));
+    EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
+    EXPECT_EQ(c.admin_port, 9001);
     Args off{"--data-dir", "/d", "--admin-port", "0"};
     Config d;
     ASSERT_TRUE(parse_command_line(off.argc(), off.argv(), d, &err, &out)) << err;

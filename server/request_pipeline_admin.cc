@@ -1,0 +1,50 @@
+// RequestPipeline, what the HTTP AdminServer asks of it: the status (after a statistics reset
+// when the command is one), on the state thread. The AdminServer never calls this directly: it
+// posts to the state thread and waits (admin_server.h).
+#include "server/request_pipeline.h"
+
+#include "jute/errors.h"
+#include "tree/acl.h"
+
+namespace zkraft::server {
+
+namespace err = jute::err;
+
+ServerStatus RequestPipeline::admin_status(StatsReset reset) {
+  // The same resets as the 4lw crst/srst (render_status).
+  if (reset == StatsReset::kConnections) {
+    clients_.for_each([](Client& c) {
+      c.stats.latency.reset();
+      c.packets_received = c.packets_sent = 0;
+    });
+  } else if (reset == StatsReset::kServer) {
+    stats_.latency.reset();
+    stats_.packets_received = stats_.packets_sent = 0;
+  }
+  ServerStatus st = status();
+  st.server_id = static_cast<int64_t>(log_.self_id());
+  st.leader_id = static_cast<int64_t>(log_.leader());
+  MembershipView m = log_.membership();
+  st.voters = std::move(m.voters);
+  st.learners = std::move(m.learners);
+  return st;
+}
+
+bool RequestPipeline::admin_allowed(const std::vector<jute::Id>& ids, int32_t perm,
+                                    std::string_view path) const {
+  std::vector<jute::ACL> acl;
+  jute::Stat stat;
+  // Read as super: the ACL itself, unmasked; whether the caller may use it is checked below.
+  if (sm_.tree().get_acl(path, {jute::Id{"super", ""}}, acl, stat) != err::kOk) return false;
+  for (int32_t bit = 1; bit <= perm; bit <<= 1) {
+    if ((perm & bit) != 0 && !tree::acl_allows(acl, bit, ids, sm_.tree().schemes())) return false;
+  }
+  return true;
+}
+
+std::string RequestPipeline::admin_snapshot(int64_t* last_zxid) const {
+  if (last_zxid != nullptr) *last_zxid = sm_.last_zxid();
+  return sm_.serialize();
+}
+
+}  // namespace zkraft::server
