@@ -270,8 +270,8 @@ Json body(const AdminCommand& cmd, const ServerStatus& s, const AdminContext& ct
   } else if (name == "environment") {
     environment(j, s);
   } else if (name == "hash") {
-    // DataTree.getDigestLog: ZxidDigest objects. zkraft keeps no digest log (it has none to
-    // show, and says so with an empty list, as ZooKeeper does with digests disabled).
+    // DataTree.getDigestLog: ZxidDigest objects, the state machine's digest history (the same
+    // pairs the hash four-letter word prints).
     Json list = Json::array();
     for (const auto& [zxid, digest] : s.digests) {
       list.push_back(Json{{"zxid", zxid}, {"digest_version", 2}, {"digest", digest}});

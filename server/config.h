@@ -76,6 +76,7 @@ struct Config {
   bool reconfig_enabled = false;        // zoo.cfg reconfigEnabled: the reconfig op (16)
   bool extended_types_enabled = false;  // zookeeper.extendedTypesEnabled: TTL nodes
   bool read_only_mode = false;          // readonlymode.enabled: serve read-only clients when cut off
+  bool digest_enabled = true;           // zookeeper.digest.enabled: the digest `hash` prints
   std::string super_digest;             // "super:<base64 sha1>": that digest id bypasses ACLs
   // This server is not in the ensemble yet: it starts with the others as its membership and
   // waits to be added by a reconfig (zoo.cfg zkraft.joining=true, ignored by ZooKeeper).

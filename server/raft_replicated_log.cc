@@ -29,6 +29,7 @@ RaftReplicatedLog::RaftReplicatedLog(asio::io_context& state, consensus::RaftNod
     : self_id_(options.id),
       observer_(observer),
       tick_ms_(options.tick_ms),
+      in_sync_window_ms_(2 * int64_t{options.election_ticks} * options.tick_ms),
       own_thread_(own_thread),
       raft_io_(own_thread ? own_io_ : state),
       raft_work_(own_io_.get_executor()),
@@ -298,11 +299,21 @@ void RaftReplicatedLog::refresh_figures() {
     s.mode = "follower";
   }
   s.quorum_size = static_cast<int64_t>(st.membership.voters.size() / 2 + 1);
+  const bool newly_leader = st.role == consensus::Role::kLeader && !was_leader_;
+  was_leader_ = st.role == consensus::Role::kLeader;
   for (const auto& p : st.peers) {
     ++s.learners;
     // In sync: heard from lately and being streamed entries (not probing, not on a snapshot).
-    if (p.recent_active && p.state == consensus::ProgressState::kReplicate) {
-      ++(p.learner ? s.synced_observers : s.synced_followers);
+    const bool in_sync = p.recent_active && p.state == consensus::ProgressState::kReplicate;
+    if (in_sync) ++(p.learner ? s.synced_observers : s.synced_followers);
+    // For a reconfig (ZooKeeper's learner "synced": acked within syncLimit): in sync at some
+    // refresh of the last two CheckQuorum rounds, as recent_active is cleared every round. A new
+    // leader starts by counting every peer, as a ZooKeeper leader serves once its quorum synced;
+    // a peer that does not answer drops out when the window passes.
+    if (in_sync || newly_leader) last_in_sync_ms_[p.id] = steady_ms();
+    auto seen = last_in_sync_ms_.find(p.id);
+    if (seen != last_in_sync_ms_.end() && steady_ms() - seen->second <= in_sync_window_ms_) {
+      s.synced_peers.push_back(p.id);
     }
   }
   f.membership = MembershipView{st.membership.voters, st.membership.learners};

@@ -24,6 +24,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
+#include <map>
 #include <optional>
 #include <memory>
 #include <mutex>
@@ -121,6 +122,9 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   const uint64_t self_id_;
   const bool observer_;
   const int64_t tick_ms_;
+  const int64_t in_sync_window_ms_;            // see refresh_figures
+  std::map<uint64_t, int64_t> last_in_sync_ms_;  // Raft thread (refresh_figures)
+  bool was_leader_ = false;                      // Raft thread (refresh_figures)
   LogListener* listener_ = nullptr;
   bool opening_ = false;          // open() runs on the state thread: restore directly
   uint64_t leader_ = 0;           // as the state thread has been told

@@ -30,6 +30,7 @@ struct ReplicationStatus {
   int64_t synced_followers = 0;     // zk_synced_followers
   int64_t synced_observers = 0;     // zk_synced_non_voting_followers
   int64_t quorum_size = 1;
+  std::vector<uint64_t> synced_peers;  // leader: peers in sync lately (a reconfig's check)
   uint64_t term = 0;
   uint64_t commit_index = 0;
   // The log's bounds (lgif).

@@ -44,7 +44,7 @@ RequestPipeline::RequestPipeline(const Config& config, ReplicatedLog& log, Clien
       random_(std::move(random)),
       started_ms_(clock.monotonic_ms()),
       sm_(StateMachineOptions{config.extended_types_enabled, config.reconfig_enabled,
-                              config.enforce_quota}),
+                              config.enforce_quota, config.digest_enabled}),
       watches_(static_cast<size_t>(std::max(0, config.max_watches_per_connection))),
       session_ids_(config.server_id, clock.wall_ms()),
       reads_(sm_, watches_, *this),

@@ -59,6 +59,7 @@ ServerStatus collect_status(const StatusSources& s) {
   const auto& sm = *s.state;
   st.last_zxid = sm.last_zxid();
   st.node_count = static_cast<int64_t>(sm.tree().node_count());
+  for (const ZxidDigest& d : sm.digest_log()) st.digests.emplace_back(d.zxid, d.digest);
   s.clients->for_each([&](const Client& c) { st.connections.push_back(connection_status(c)); });
 
   const auto& watches = *s.watches;

@@ -18,6 +18,18 @@ bool stamp_txn_time(std::string& encoded, int64_t time_ms) {
   return true;
 }
 
+std::optional<int32_t> peek_request_op(std::string_view encoded) {
+  if (encoded.size() < kTimeOffset) return std::nullopt;
+  jute::Reader r(encoded.substr(0, kTimeOffset));
+  int32_t format = 0, kind = 0, xid = 0, op = 0;
+  int64_t session = 0;
+  if (!r.read_int(format) || format != kTxnFormat || !r.read_int(kind) || !r.read_long(session) ||
+      !r.read_int(xid) || !r.read_int(op) || kind != static_cast<int32_t>(TxnKind::kRequest)) {
+    return std::nullopt;
+  }
+  return op;
+}
+
 std::string encode_txn(const Txn& t) {
   jute::Writer w;
   w.write_int(kTxnFormat);
@@ -35,6 +47,11 @@ std::string encode_txn(const Txn& t) {
   w.write_buffer(jute::Buffer{t.password, false});
   w.write_string(t.path);
   w.write_bool(t.expired);
+  // Added later at the end, only when set: entries written before it still decode.
+  if (!t.synced.empty()) {
+    w.write_count(static_cast<int32_t>(t.synced.size()));
+    for (uint64_t id : t.synced) w.write_long(static_cast<int64_t>(id));
+  }
   return w.take();
 }
 
@@ -63,6 +80,14 @@ std::optional<Txn> decode_txn(std::string_view bytes) {
   r.read_buffer(password);
   r.read_string(t.path);
   r.read_bool(t.expired);
+  if (r.ok() && r.remaining() > 0 && r.read_count(n, 8)) {
+    t.synced.resize(static_cast<size_t>(n));
+    for (auto& id : t.synced) {
+      int64_t v = 0;
+      r.read_long(v);
+      id = static_cast<uint64_t>(v);
+    }
+  }
   if (!r.ok() || kind < 1 || kind > 4) return std::nullopt;
   t.kind = static_cast<TxnKind>(kind);
   t.origin_server = static_cast<uint64_t>(origin_server);

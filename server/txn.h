@@ -33,6 +33,10 @@ struct Txn {
   std::string password;               // kCreateSession
   std::string path;                   // kReapNode
   bool expired = false;               // kCloseSession: expiry rather than a client close
+  // reconfig (kRequest, op 16): the servers the leader saw in sync when it proposed the entry,
+  // itself included, so that every server applies ZooKeeper's "synced quorum in the new config"
+  // check (NewConfigNoQuorum) from the same facts. Empty: not stamped (not checked).
+  std::vector<uint64_t> synced;
 };
 
 std::string encode_txn(const Txn& txn);
@@ -40,6 +44,8 @@ std::string encode_txn(const Txn& txn);
 // own wall clock once, when it proposes it (a follower forwards its clients' writes unstamped).
 // False (bytes unchanged) if `encoded` is not an encoded Txn.
 bool stamp_txn_time(std::string& encoded, int64_t time_ms);
+// The op of an encoded kRequest Txn without decoding it; nullopt for other kinds or bytes.
+std::optional<int32_t> peek_request_op(std::string_view encoded);
 // Returns nullopt for bytes that are not a Txn (never for bytes encode_txn produced).
 std::optional<Txn> decode_txn(std::string_view bytes);
 

@@ -1,8 +1,19 @@
 #include "server/write_router.h"
 
+#include "jute/opcodes.h"
 #include "server/peer_message.h"
 
 namespace zkraft::server {
+
+void WriteRouter::stamp_synced(Txn& txn) const {
+  if (txn.kind != TxnKind::kRequest || txn.op != jute::op::kReconfig) return;
+  ReplicationStatus st = log_.replication_status();
+  // Figures from before this server led (they are refreshed every few ticks) know nothing of
+  // who is in sync: then the entry goes unstamped and the check is not made.
+  if (st.mode != "leader") return;
+  txn.synced = std::move(st.synced_peers);
+  txn.synced.push_back(log_.self_id());
+}
 
 uint64_t WriteRouter::submit(Txn txn, const Waiter& waiter) {
   const uint64_t leader = log_.leader();
@@ -12,6 +23,7 @@ uint64_t WriteRouter::submit(Txn txn, const Waiter& waiter) {
   txn.origin_request = rid;
   if (log_.is_leader()) {
     txn.time_ms = clock_.wall_ms();
+    stamp_synced(txn);
     log_.propose(encode_txn(txn));
   } else {
     txn.time_ms = 0;  // the leader stamps it
@@ -32,6 +44,13 @@ bool WriteRouter::propose_own(Txn txn) {
 
 void WriteRouter::on_forwarded(std::string txn) {
   if (!log_.is_leader()) return;
+  if (peek_request_op(txn) == jute::op::kReconfig) {
+    // Rare: decoded and encoded again to carry the leader's view of who is in sync.
+    std::optional<Txn> t = decode_txn(txn);
+    if (!t) return;
+    stamp_synced(*t);
+    txn = encode_txn(*t);
+  }
   if (!stamp_txn_time(txn, clock_.wall_ms())) return;  // not a Txn: nothing to propose
   log_.propose(std::move(txn));
 }

@@ -9,6 +9,8 @@
 //    for it. When the leader changes, everything in flight may or may not commit: fail_all()
 //    hands every waiting slot back so the server can fail it (ZooKeeper drops those clients).
 //  - sync waits for a read point confirmed by a quorum, then for the local apply to reach it.
+//  - A reconfig is stamped, where it is proposed, with the servers the leader sees in sync
+//    (Txn::synced), the one leader-local fact ZooKeeper's reconfig checks need.
 //
 // No I/O of its own: it talks to the ReplicatedLog and reads the Clock it is given.
 
@@ -69,6 +71,8 @@ class WriteRouter {
   bool has_syncs_to_release() const { return !read_points_.empty() || !failed_reads_.empty(); }
 
  private:
+  void stamp_synced(Txn& txn) const;
+
   ReplicatedLog& log_;
   const Clock& clock_;
   uint64_t next_request_id_ = 1;

@@ -3,7 +3,9 @@
 // applying committed Txns in log order. Deterministic: the same entries give the same state and
 // the same outcomes on every server. No I/O, no clock.
 
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,14 @@ struct StateMachineOptions {
   bool extended_types_enabled = false;  // zookeeper.extendedTypesEnabled: TTL nodes
   bool reconfig_enabled = false;        // reconfigEnabled: the reconfig op
   bool enforce_quota = false;           // zookeeper.enforceQuota: hard quota limits refuse
+  bool digest_enabled = true;           // zookeeper.digest.enabled: false records digest 0
+};
+
+// One entry of the digest history that `hash` prints.
+struct ZxidDigest {
+  int64_t zxid = 0;
+  int64_t digest = 0;  // tree::ZnodeTree::tree_digest(), as Java's signed long
+  bool operator==(const ZxidDigest&) const = default;
 };
 
 class ZkStateMachine {
@@ -44,7 +54,16 @@ class ZkStateMachine {
   // client): the other replicas change the same state without building a reply nobody reads.
   ApplyOutcome apply(int64_t zxid, const Txn& txn, bool want_reply = true);
   // An entry that carries no transaction (e.g. a Raft no-op) still advances the zxid.
-  void skip(int64_t zxid) { last_zxid_ = zxid; }
+  void skip(int64_t zxid);
+
+  // ZooKeeper's digest history (DataTree.logZxidDigest): after each entry whose zxid is a
+  // multiple of kDigestLogInterval, (zxid, tree digest); the last kDigestLogLimit, oldest first.
+  // Taken at apply time from the replicated state alone, so every server holds the same pairs
+  // for the zxids it applied. Like ZooKeeper's, it is not in the snapshot: a restored server
+  // keeps what it had for older zxids and goes on from the snapshot's.
+  static constexpr int64_t kDigestLogInterval = 128;  // DataTree.DIGEST_LOG_INTERVAL
+  static constexpr size_t kDigestLogLimit = 1024;     // DataTree.DIGEST_LOG_LIMIT
+  const std::deque<ZxidDigest>& digest_log() const { return digest_log_; }
 
   // A snapshot of the whole replicated state (tree, sessions, last zxid), and its inverse.
   // restore() leaves the state untouched and returns false if the bytes do not parse.
@@ -61,6 +80,7 @@ class ZkStateMachine {
   void apply_reconfig(const tree::TxnContext& ctx, const Txn& txn, const jute::ReconfigRequest& req,
                       ApplyOutcome& out);
   void apply_multi(const tree::TxnContext& ctx, const jute::MultiRequest& req, ApplyOutcome& out);
+  void log_digest(int64_t zxid);
 
   static tree::ZnodeTree::Options tree_options(const StateMachineOptions& o) {
     tree::ZnodeTree::Options t;
@@ -73,6 +93,7 @@ class ZkStateMachine {
   tree::ZnodeTree tree_;
   session::SessionTable sessions_;
   int64_t last_zxid_ = 0;
+  std::deque<ZxidDigest> digest_log_;
 };
 
 }  // namespace zkraft::server

@@ -177,7 +177,7 @@ ZnodeEntry* ZnodeTree::insert_entry(std::string path, Znode node, ZnodeEntry* pa
   }
   acls_.add_ref(n.acl);
   data_size_ += size_of(key, n);
-  rolling_ += content_hash(*e) + meta_hash(*e);
+  hash(*e, content_hash(*e) + meta_hash(*e));
   switch (n.kind) {
     case NodeKind::kEphemeral: {
       ZKRAFT_INVARIANT(n.owner != 0, "an ephemeral node has an owner session");
@@ -195,7 +195,7 @@ ZnodeEntry* ZnodeTree::insert_entry(std::string path, Znode node, ZnodeEntry* pa
 Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
   std::string_view key = e->first;
   Znode& n = e->second;
-  rolling_ -= content_hash(*e) + meta_hash(*e);
+  unhash(*e, content_hash(*e) + meta_hash(*e));
   switch (n.kind) {
     case NodeKind::kEphemeral: {
       auto it = ephemerals_.find(n.owner);

@@ -166,6 +166,13 @@ class ZnodeTree {
   // data, every Stat field, ACL id, kind). Cheap enough to compare replicas every few entries;
   // it does not cover child order, the ACL table or quota paths (digest() does).
   uint64_t rolling_digest() const { return rolling_; }
+  // ZooKeeper's tree digest (DataTree.getTreeDigest, what `hash` prints): rolling_digest() over
+  // the nodes outside "/zookeeper/" only, as ZooKeeper leaves that subtree out (NodeHashMapImpl).
+  // It must be: /zookeeper/config is written at start-up from each server's own static config (a
+  // joining server leaves itself out), so it differs between replicas until a reconfig rewrites
+  // it. Equal on every replica after the same entries, and rebuilt from the nodes by
+  // deserialize(), so a server restored from a snapshot goes on with the same values.
+  uint64_t tree_digest() const { return tree_digest_; }
 
  private:
   struct TransparentHash {
@@ -218,9 +225,9 @@ class ZnodeTree {
    public:
     NodeChange(ZnodeTree& t, ZnodeEntry* e, Touches what)
         : t_(t), e_(e), data_(what == Touches::kMetaAndData) {
-      t_.rolling_ -= meta_hash(*e_) + (data_ ? content_hash(*e_) : 0);
+      t_.unhash(*e_, meta_hash(*e_) + (data_ ? content_hash(*e_) : 0));
     }
-    ~NodeChange() { t_.rolling_ += meta_hash(*e_) + (data_ ? content_hash(*e_) : 0); }
+    ~NodeChange() { t_.hash(*e_, meta_hash(*e_) + (data_ ? content_hash(*e_) : 0)); }
     NodeChange(const NodeChange&) = delete;
     NodeChange& operator=(const NodeChange&) = delete;
 
@@ -231,6 +238,16 @@ class ZnodeTree {
   };
   static uint64_t content_hash(const ZnodeEntry& e);
   static uint64_t meta_hash(const ZnodeEntry& e);
+  // Adds a node's hash (or a part of it) to the rolling digests, or takes it out.
+  void hash(const ZnodeEntry& e, uint64_t h) {
+    rolling_ += h;
+    if (in_tree_digest(e.first)) tree_digest_ += h;
+  }
+  void unhash(const ZnodeEntry& e, uint64_t h) {
+    rolling_ -= h;
+    if (in_tree_digest(e.first)) tree_digest_ -= h;
+  }
+  static bool in_tree_digest(std::string_view path) { return !path.starts_with("/zookeeper/"); }
   void rollback(std::vector<Undo>& log);
   static Znode copy_header(const Znode& n);
   static int64_t size_of(std::string_view path, const Znode& n);
@@ -266,6 +283,7 @@ class ZnodeTree {
   int64_t data_size_ = 1;  // the "/" alias of the root
   int64_t last_zxid_ = 0;
   uint64_t rolling_ = 0;               // see rolling_digest()
+  uint64_t tree_digest_ = 0;           // see tree_digest()
   std::vector<Undo>* undo_ = nullptr;  // set while a multi runs
 };
 

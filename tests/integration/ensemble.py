@@ -8,10 +8,11 @@ class Ensemble:
     ports found by binding port 0. zoo.cfg of member i: its own clientPort, dataDir, and
     `server.j=127.0.0.1:<peer>:<election>;127.0.0.1:<client>` for every member j."""
 
-    def __init__(self, n=3, kind=None, name="ens", **server_kw):
+    def __init__(self, n=3, kind=None, name="ens", extra_cfg=None, **server_kw):
+        """extra_cfg: more zoo.cfg keys for every member (e.g. snapCount, reconfigEnabled)."""
         self.kind = kind or target_kind()
         self._n, self._name, self._server_kw = n, name, server_kw
-        self.members = self._build({})
+        self.members = self._build(dict(extra_cfg or {}))
 
     def _build(self, extra):
         ports = [(free_port(), free_port(), free_port()) for _ in range(self._n)]

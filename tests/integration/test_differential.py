@@ -862,6 +862,82 @@ class Differential(unittest.TestCase):
             for v in values:
                 self.assertRegex(v, shape, "%s average latency %r" % (who, v))
 
+    def test_hash_prints_the_digest_history_in_zookeepers_shape(self):
+        # DigestCommand: one "<hex zxid>: <digest>" line per logged digest, oldest first, for
+        # every zxid that is a multiple of 128 (DataTree.DIGEST_LOG_INTERVAL); with
+        # zookeeper.digest.enabled=false (zoo.cfg digest.enabled) the cadence stays and the
+        # digest is 0. The digest values differ by nature (another hash); zxids differ too (zkraft
+        # counts its log's own entries), so the comparison is of the shape.
+        line = re.compile(r"^([0-9a-f]+): (-?\d+)$")
+
+        def history(server):
+            zk = KazooClient(hosts=server.hosts, timeout=10.0)
+            zk.start(timeout=20)
+            try:
+                zk.ensure_path("/h")
+                for i in range(300):
+                    zk.create("/h/n-", b"%d" % i, sequence=True, ephemeral=i % 3 == 0)
+                text = server.four_letter("hash")
+            finally:
+                zk.stop()
+                zk.close()
+            pairs = []
+            for l in text.splitlines():
+                m = line.match(l)
+                self.assertIsNotNone(m, "%s: hash line %r" % (server.kind, l))
+                pairs.append((int(m.group(1), 16), int(m.group(2))))
+            self.assertTrue(text.endswith("\n"), repr(text))
+            return pairs
+
+        for enabled in (None, "false"):
+            with self.subTest(digest_enabled=enabled):
+                cfg = {"extra_cfg": {"digest.enabled": enabled}}
+                with harness.Server(kind="zookeeper", name="reference-hash", **cfg) as ref:
+                    expected = history(ref)
+                with harness.Server(name="candidate-hash", **cfg) as cand:
+                    got = history(cand)
+                for who, pairs in (("zookeeper", expected), ("target", got)):
+                    zxids = [z for z, _ in pairs]
+                    self.assertEqual(zxids, [128, 256], "%s: %s" % (who, pairs))  # 302 or 303 zxids
+                    digests = [d for _, d in pairs]
+                    if enabled == "false":
+                        self.assertEqual(digests, [0, 0], who)
+                    else:
+                        self.assertNotIn(0, digests, who)
+                        self.assertNotEqual(digests[0], digests[1], who)
+
+    def test_reconfig_on_a_standalone_server_is_unimplemented_before_any_other_check(self):
+        # reconfigEnabled=true on a standalone server: PrepRequestProcessor finds no leader and
+        # answers Unimplemented before the version, the members and the permission are looked at.
+        from kazoo.exceptions import KazooException
+
+        def answers(server):
+            zk = KazooClient(hosts=server.hosts, timeout=10.0)
+            zk.start(timeout=20)
+            out = []
+            try:
+                for args in (dict(joining=None, leaving="3", new_members=None, from_config=12345),
+                             dict(joining="garbage", leaving=None, new_members=None),
+                             dict(joining=None, leaving="x", new_members=None),
+                             dict(joining=None, leaving="2", new_members=None)):
+                    try:
+                        zk.reconfig(**args)
+                        out.append("ok")
+                    except KazooException as e:
+                        out.append(type(e).__name__)
+            finally:
+                zk.stop()
+                zk.close()
+            return out
+
+        cfg = {"extra_cfg": {"reconfigEnabled": "true"}}
+        with harness.Server(kind="zookeeper", name="reference-rcsa", **cfg) as ref:
+            expected = answers(ref)
+        with harness.Server(name="candidate-rcsa", **cfg) as cand:
+            got = answers(cand)
+        self.assertEqual(expected, ["UnimplementedError"] * 4)
+        self.assertEqual(expected, got)
+
     def test_random_operation_mixes_match_zookeeper(self):
         for seed in (1, 2, 3):
             with self.subTest(seed=seed):

@@ -9,6 +9,8 @@ no acknowledged write, a new leader takes over and sessions survive; a minority 
 
 import logging
 import os
+import random
+import re
 import sys
 import threading
 import time
@@ -20,7 +22,7 @@ import zkwire  # noqa: E402
 from ensemble import Ensemble  # noqa: E402
 
 from kazoo.client import KazooClient  # noqa: E402
-from kazoo.exceptions import ConnectionLoss, NodeExistsError, NoNodeError  # noqa: E402
+from kazoo.exceptions import ConnectionLoss, KazooException, NodeExistsError, NoNodeError  # noqa: E402
 from kazoo.handlers.threading import KazooTimeoutError  # noqa: E402
 from kazoo.retry import KazooRetry  # noqa: E402
 
@@ -132,6 +134,67 @@ class WriteStream:
                                       % (len(missing), len(self.acked), m.hosts))
             finally:
                 stop(c)
+
+
+HASH_LINE = re.compile(r"^([0-9a-f]+): (-?\d+)$")
+
+
+def random_workload(clients, rng, n):
+    """n writes spread over the clients under /h: creates (some ephemeral, some sequential),
+    sets, deletes and multis; failures (NodeExists, NoNode) take zxids too."""
+    names = ["/h/n%d" % i for i in range(12)]
+    for i in range(n):
+        c = clients[i % len(clients)]
+        path, kind = rng.choice(names), rng.random()
+        try:
+            if kind < 0.3:
+                c.create(path, b"c%d" % i, ephemeral=rng.random() < 0.4)
+            elif kind < 0.55:
+                c.set(path, b"s%d" % i)
+            elif kind < 0.7:
+                c.delete(path)
+            elif kind < 0.85:
+                t = c.transaction()
+                t.create(path + "-m%d" % i, b"m")
+                t.set_data("/h", b"%d" % i)
+                t.commit()
+            else:
+                c.create("/h/seq-", b"q", sequence=True, ephemeral=rng.random() < 0.5)
+        except KazooException:
+            pass
+
+
+def last_zxid(member):
+    z = [l for l in member.four_letter("srvr").splitlines() if l.startswith("Zxid: ")]
+    return int(z[0][6:], 16) if z else -1
+
+
+def hash_histories(test, ens, clients):
+    """Syncs, waits until every member has applied the same last zxid, and returns each member's
+    `hash` output as {zxid: digest}, checking ZooKeeper's line shape on the way."""
+    for c in clients:
+        c.sync("/")
+    test.assertTrue(harness.wait_until(lambda: len({last_zxid(m) for m in ens.members}) == 1, WAIT),
+                    [last_zxid(m) for m in ens.members])
+    histories = []
+    for m in ens.members:
+        text = m.four_letter("hash")
+        pairs = {}
+        for l in text.splitlines():
+            match = HASH_LINE.match(l)
+            test.assertIsNotNone(match, "%s: hash line %r" % (m.hosts, l))
+            zxid = int(match.group(1), 16)
+            test.assertEqual(zxid % 128, 0, l)
+            pairs[zxid] = int(match.group(2))
+        test.assertTrue(text == "" or text.endswith("\n"), repr(text))
+        histories.append(pairs)
+    return histories
+
+
+def assert_same_pairs(test, histories, zxids):
+    for z in sorted(zxids):
+        test.assertEqual(len({h[z] for h in histories}), 1,
+                         "digests differ at zxid 0x%x: %s" % (z, [h[z] for h in histories]))
 
 
 class EnsembleSuite(unittest.TestCase):
@@ -287,6 +350,56 @@ class EnsembleSuite(unittest.TestCase):
                 self.assertEqual(st.ephemeralOwner, sid)
             finally:
                 stop(mover)
+
+    def test_hash_digests_agree_across_members_after_a_random_workload(self):
+        # `hash` prints "<hex zxid>: <digest>" for every 128th zxid (DataTree.logZxidDigest): the
+        # digest comes from the replicated tree, so every member prints the same pair for each
+        # zxid they both applied.
+        rng = random.Random(11)
+        with Ensemble(3, name="hash") as ens:
+            clients = [connect(m.hosts) for m in ens.members]
+            try:
+                clients[0].ensure_path("/h")
+                random_workload(clients, rng, 420)
+                histories = hash_histories(self, ens, clients)
+                shared = set(histories[0]) & set(histories[1]) & set(histories[2])
+                self.assertGreaterEqual(len(shared), 1, histories)
+                assert_same_pairs(self, histories, shared)
+                # the digest follows the tree: the last two pairs differ
+                values = [d for _, d in sorted(histories[0].items())]
+                if len(values) >= 2:
+                    self.assertNotEqual(values[-1], values[-2], histories[0])
+            finally:
+                stop(*clients)
+
+    def test_hash_digests_agree_after_a_member_restores_from_a_snapshot(self):
+        # snapCount=100: snapshots every 100 entries and a short log tail, so a follower that was
+        # down for 400 writes restarts from a snapshot (its own, then the leader's). Its digests
+        # for the zxids after that must be the ones the others print.
+        rng = random.Random(12)
+        with Ensemble(3, name="hashsnap", extra_cfg={"snapCount": 100}) as ens:
+            follower = next(m for m in ens.members if ens.mode(m) == "follower")
+            others = [m for m in ens.members if m is not follower]
+            clients = [connect(m.hosts) for m in ens.members]
+            try:
+                clients[0].ensure_path("/h")
+                random_workload(clients, rng, 200)
+                follower.kill9()
+                stop(clients[ens.members.index(follower)])
+                live = [connect(m.hosts) for m in others]
+                random_workload(live, rng, 400)
+                follower.start(timeout=60)
+                restarted_at = last_zxid(others[0])
+                stop(*clients)
+                clients = live + [connect(follower.hosts)]
+                random_workload(clients, rng, 400)
+                histories = hash_histories(self, ens, clients)
+                shared = set(histories[0]) & set(histories[1]) & set(histories[2])
+                after = [z for z in shared if z > restarted_at]
+                self.assertGreaterEqual(len(after), 1, (restarted_at, histories))
+                assert_same_pairs(self, histories, shared)
+            finally:
+                stop(*clients)
 
     def test_minority_cannot_write(self):
         with Ensemble(3, name="minority") as ens:

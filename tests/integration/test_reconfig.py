@@ -205,5 +205,68 @@ class Reconfig(unittest.TestCase):
         c.close()
 
 
+    def test_checks_run_in_zookeepers_order_before_the_permission(self):
+        # PrepRequestProcessor's order: ... fromConfig version (BadVersion), the members
+        # (BadArguments; an id that is no number: MarshallingError), at least 2 voters
+        # (BadArguments), a majority of the new voters in sync with the leader (NewConfigNoQuorum),
+        # and only then WRITE on /zookeeper/config (NoAuth). A client without the
+        # permission learns about its bad version or bad arguments first. The same calls against
+        # a ZooKeeper 3.8 ensemble with reconfigEnabled give the reference answers. (Loopback
+        # addresses are not compared for duplicates, so the joiner with server 1's 127.0.0.1
+        # addresses reaches the permission check.)
+        from kazoo.exceptions import KazooException
+        from ensemble import Ensemble
+
+        def answers(ens):
+            server1 = ens.members[0].extra_cfg["server.1"]
+            calls = [
+                ("bad version", dict(joining=None, leaving="3", new_members=None, from_config=12345)),
+                ("bad version, bad members", dict(joining="garbage", leaving=None, new_members=None,
+                                                  from_config=12345)),
+                ("joiner without '='", dict(joining="garbage", leaving=None, new_members=None)),
+                ("joiner without client port", dict(joining="server.9=127.0.0.1:%d:%d"
+                                                    % (free_port(), free_port()), leaving=None,
+                                                    new_members=None)),
+                ("joiner with server 1's addresses", dict(joining="server.9=" + server1, leaving=None,
+                                                          new_members=None)),
+                ("leaving id not a number", dict(joining=None, leaving="x", new_members=None)),
+                ("one voter left", dict(joining=None, leaving="2,3", new_members=None)),
+                ("new members: one voter", dict(joining=None, leaving=None,
+                                                new_members="server.1=" + server1)),
+                ("new voters not running", dict(joining=None, leaving=None, new_members=",".join(
+                    ["server.1=" + server1] + ["server.%d=127.0.0.1:%d:%d;127.0.0.1:%d"
+                                               % (sid, free_port(), free_port(), free_port())
+                                               for sid in (8, 9)]))),
+                ("well-formed change", dict(joining=None, leaving="3", new_members=None)),
+            ]
+            c = KazooClient(hosts=ens.members[0].hosts, timeout=10.0)
+            c.start(timeout=WAIT)
+            out = []
+            try:
+                for label, args in calls:
+                    try:
+                        c.reconfig(**args)
+                        out.append([label, "ok"])
+                    except KazooException as e:
+                        out.append([label, type(e).__name__])
+            finally:
+                c.stop()
+                c.close()
+            return out
+
+        results = {}
+        kinds = ["zookeeper"] if harness.target_kind() == "zookeeper" else ["zookeeper", "zkraft"]
+        for kind in kinds:
+            with Ensemble(3, kind=kind, name="order-" + kind,
+                          extra_cfg={"reconfigEnabled": "true"}) as ens:
+                results[kind] = answers(ens)
+        got = results[kinds[-1]]
+        self.assertEqual([a for _, a in got], [
+            "BadVersionError", "BadVersionError", "BadArgumentsError", "BadArgumentsError",
+            "NoAuthError", "MarshallingError", "BadArgumentsError", "BadArgumentsError",
+            "NewConfigNoQuorumError", "NoAuthError"], got)
+        self.assertEqual(results["zookeeper"], got)
+
+
 if __name__ == "__main__":
     harness.run_suite()

@@ -75,6 +75,7 @@ const std::map<std::string, Sample>& samples() {
       {"reconfig_enabled", {"true", [](const Config& c) { return c.reconfig_enabled; }}},
       {"extended_types_enabled", {"true", [](const Config& c) { return c.extended_types_enabled; }}},
       {"read_only_mode", {"true", [](const Config& c) { return c.read_only_mode; }}},
+      {"digest_enabled", {"false", [](const Config& c) { return !c.digest_enabled; }}},
       {"super_digest", {"super:abc=", [](const Config& c) { return c.super_digest == "super:abc="; }}},
       {"container_check_interval_ms",
        {"250", [](const Config& c) { return c.container_check_interval_ms == 250; }}},

@@ -9,6 +9,7 @@
 #include "jute/opcodes.h"
 #include "jute/requests.h"
 #include "jute/responses.h"
+#include "server/membership_text.h"
 #include "server/txn.h"
 #include "server/zk_state_machine.h"
 #include "session/session_password.h"
@@ -245,6 +246,267 @@ TEST(ZkStateMachine, MalformedRequestIsAMarshallingErrorThatStillUsesAZxid) {
   auto out = sm.apply(2, request(1, op::kSetData, "\x01"));
   EXPECT_EQ(out.err, err::kMarshallingError);
   EXPECT_EQ(sm.last_zxid(), 2);
+}
+
+// ---- The digest history `hash` prints (DataTree.logZxidDigest). ----
+
+// The write of entry `zxid` in a deterministic little workload: creates, sets, deletes, a multi,
+// ephemerals and session churn; some fail, as real workloads do.
+Txn workload_txn(int64_t zxid) {
+  const int64_t session = 1 + (zxid / 97) % 3;
+  const std::string path = "/n" + std::to_string(zxid % 17);
+  switch (zxid % 7) {
+    case 0: return session_txn(session);  // already there most of the time: SessionExpired
+    case 1: return create(session, path, zxid % 2 == 0 ? jute::create_mode::kEphemeral : 0);
+    case 2: return request(session, op::kSetData, bytes_of(jute::SetDataRequest{path, {"v" + std::to_string(zxid), false}, -1}), zxid);
+    case 3: return request(session, op::kDelete, bytes_of(jute::DeleteRequest{path, -1}), zxid);
+    case 4: {
+      jute::MultiRequest m;
+      m.ops.push_back({op::kCreate, jute::CreateRequest{path + "m", {"x", false}, kOpen, 0}});
+      m.ops.push_back({op::kSetData, jute::SetDataRequest{path, {"y", false}, -1}});
+      return request(session, op::kMulti, bytes_of(m), zxid);
+    }
+    case 5: {
+      Txn close;
+      close.kind = TxnKind::kCloseSession;
+      close.session_id = session;
+      return close;
+    }
+    default: return create(session, path + "s-", jute::create_mode::kPersistentSequential);
+  }
+}
+
+TEST(ZkStateMachineDigest, RecordsTheTreeDigestEvery128ZxidsAndKeepsTheLast1024) {
+  ZkStateMachine sm;
+  std::vector<ZxidDigest> expected;
+  for (int64_t z = 1; z <= 3 * 128 + 5; ++z) {
+    if (z % 11 == 0) {
+      sm.skip(z);  // a Raft no-op still takes its zxid and its turn
+    } else {
+      sm.apply(z, workload_txn(z));
+    }
+    if (z % 128 == 0) expected.push_back({z, static_cast<int64_t>(sm.tree().tree_digest())});
+  }
+  ASSERT_EQ(sm.digest_log().size(), 3u);
+  EXPECT_EQ(std::vector<ZxidDigest>(sm.digest_log().begin(), sm.digest_log().end()), expected);
+  EXPECT_EQ(sm.digest_log()[2].zxid, 384);  // hex 180
+  // The workload changes the tree between the pairs.
+  EXPECT_NE(expected[0].digest, expected[1].digest);
+  EXPECT_NE(expected[1].digest, expected[2].digest);
+
+  // The oldest pairs go once 1024 are kept.
+  for (int64_t z = 3 * 128 + 6; z <= 1030 * 128; ++z) sm.skip(z);
+  ASSERT_EQ(sm.digest_log().size(), ZkStateMachine::kDigestLogLimit);
+  EXPECT_EQ(sm.digest_log().front().zxid, 7 * 128);
+  EXPECT_EQ(sm.digest_log().back().zxid, 1030 * 128);
+}
+
+// Two servers, one restored from the other's snapshot midway (a follower that installed a
+// snapshot, or restarted): the same pairs for every zxid both applied.
+TEST(ZkStateMachineDigest, ARestoredReplicaRecordsTheSamePairsAsOneThatAppliedEverything) {
+  ZkStateMachine straight, other, restored;
+  const int64_t cut = 300;
+  for (int64_t z = 1; z <= 1000; ++z) {
+    Txn t = workload_txn(z);
+    straight.apply(z, t, true);
+    if (z <= cut) other.apply(z, t, false);
+    if (z == cut) ASSERT_TRUE(restored.restore(cut, other.serialize()));
+    if (z > cut) restored.apply(z, t, false);
+  }
+  ASSERT_EQ(straight.digest_log().size(), 7u);
+  // The restored one has the pairs after its snapshot, identical to the straight one's.
+  std::vector<ZxidDigest> tail(straight.digest_log().begin() + 2, straight.digest_log().end());
+  EXPECT_EQ(std::vector<ZxidDigest>(restored.digest_log().begin(), restored.digest_log().end()), tail);
+  EXPECT_EQ(restored.tree().tree_digest(), straight.tree().tree_digest());
+}
+
+TEST(ZkStateMachineDigest, DigestDisabledRecordsZeroAtTheSameCadence) {
+  StateMachineOptions o;
+  o.digest_enabled = false;  // zookeeper.digest.enabled=false: ZooKeeper's tree hash stays 0
+  ZkStateMachine sm(o);
+  for (int64_t z = 1; z <= 260; ++z) sm.apply(z, workload_txn(z));
+  ASSERT_EQ(sm.digest_log().size(), 2u);
+  EXPECT_EQ(sm.digest_log()[0], (ZxidDigest{128, 0}));
+  EXPECT_EQ(sm.digest_log()[1], (ZxidDigest{256, 0}));
+}
+
+TEST(ZkStateMachineDigest, RestoreToAnEarlierZxidForgetsLaterPairs) {
+  ZkStateMachine a;
+  for (int64_t z = 1; z <= 200; ++z) a.apply(z, workload_txn(z));
+  const std::string snap = a.serialize();
+  for (int64_t z = 201; z <= 300; ++z) a.apply(z, workload_txn(z));
+  ASSERT_EQ(a.digest_log().size(), 2u);
+  ASSERT_TRUE(a.restore(200, snap));
+  ASSERT_EQ(a.digest_log().size(), 1u);
+  EXPECT_EQ(a.digest_log()[0].zxid, 128);
+}
+
+// ---- reconfig: ZooKeeper's checks in PrepRequestProcessor's order. ----
+
+class ReconfigOrder : public ::testing::Test {
+ protected:
+  static constexpr int64_t kSession = 5;
+  static std::string spec(int64_t id, int32_t base, bool client = true,
+                          const std::string& host = "10.0.0.1") {
+    std::string s = "server." + std::to_string(id) + "=" + host + ":" + std::to_string(base) + ":" +
+                    std::to_string(base + 1);
+    if (client) s += ";" + host + ":" + std::to_string(base + 2);
+    return s;
+  }
+  static std::vector<PeerConfig> three() {
+    std::vector<PeerConfig> out;
+    for (int64_t id : {1, 2, 3}) {
+      PeerConfig p;
+      EXPECT_TRUE(parse_server_spec(spec(id, 2000 + 10 * static_cast<int32_t>(id)), p, nullptr));
+      out.push_back(p);
+    }
+    return out;
+  }
+  ZkStateMachine make(bool enabled = true, bool ensemble = true) {
+    StateMachineOptions o;
+    o.reconfig_enabled = enabled;
+    ZkStateMachine sm(o);
+    if (ensemble) sm.mutable_tree().set_config_data(membership_text(three(), 0));
+    EXPECT_TRUE(sm.apply(++zxid, session_txn(kSession)).session_created);
+    return sm;
+  }
+  int32_t reconfig(ZkStateMachine& sm, const std::string& joining, const std::string& leaving,
+                   const std::string& members, int64_t from = -1, bool super = false,
+                   int64_t session = kSession) {
+    jute::ReconfigRequest r{joining, leaving, members, from};
+    Txn t = request(session, op::kReconfig, bytes_of(r));
+    if (super) t.auth = {{"super", ""}};
+    return sm.apply(++zxid, t).err;
+  }
+  std::string config(const ZkStateMachine& sm) {
+    jute::Buffer d;
+    jute::Stat st;
+    EXPECT_EQ(sm.tree().get_data("/zookeeper/config", {}, d, st), err::kOk);
+    return d.bytes;
+  }
+  int64_t zxid = 0;
+};
+
+TEST_F(ReconfigOrder, DisabledComesBeforeTheSessionAndTheSessionBeforeStandalone) {
+  auto off = make(false);
+  EXPECT_EQ(reconfig(off, spec(4, 2040), "", "", -1, false, 999), err::kReconfigDisabled);
+  auto on = make(true, false);  // standalone: no membership in /zookeeper/config
+  EXPECT_EQ(reconfig(on, spec(4, 2040), "", "", -1, false, 999), err::kSessionExpired);
+  EXPECT_EQ(reconfig(on, spec(4, 2040), "", "", 12345), err::kUnimplemented);  // not NoAuth, not BadVersion
+}
+
+TEST_F(ReconfigOrder, WithoutWritePermissionABadVersionIsBadVersion) {
+  auto sm = make();
+  EXPECT_EQ(reconfig(sm, spec(4, 2040), "", "", 12345), err::kBadVersion);
+  EXPECT_EQ(reconfig(sm, spec(4, 2040), "", "", -5), err::kBadVersion);  // only -1 means "any"
+  EXPECT_EQ(reconfig(sm, "", "3", "", 1), err::kBadVersion);
+}
+
+TEST_F(ReconfigOrder, WithoutWritePermissionBadMembersAreBadArguments) {
+  auto sm = make();
+  EXPECT_EQ(reconfig(sm, "garbage", "", ""), err::kBadArguments);                 // no '='
+  EXPECT_EQ(reconfig(sm, "server.4=127.0.0.1:2040", "", ""), err::kBadArguments);  // one port
+  EXPECT_EQ(reconfig(sm, spec(4, 2040, false), "", ""), err::kBadArguments);      // no client port
+  EXPECT_EQ(reconfig(sm, spec(4, 2010), "", ""), err::kBadArguments);  // server 1's addresses
+  EXPECT_EQ(reconfig(sm, "server.4=10.0.0.2:2010:2011;10.0.0.1:2012", "", ""), err::kBadArguments);
+  EXPECT_EQ(reconfig(sm, "", "", "nonsense"), err::kBadArguments);
+  // Long.parseLong's exception is a MarshallingError in ZooKeeper.
+  EXPECT_EQ(reconfig(sm, "", "two", ""), err::kMarshallingError);
+  EXPECT_EQ(reconfig(sm, "server.x=127.0.0.1:1:2;3", "", ""), err::kMarshallingError);
+  // standaloneEnabled's rule: the new config keeps at least 2 voters.
+  EXPECT_EQ(reconfig(sm, "", "2,3", ""), err::kBadArguments);
+  EXPECT_EQ(reconfig(sm, "", "", spec(1, 2010)), err::kBadArguments);
+  // A bad version is found before bad members.
+  EXPECT_EQ(reconfig(sm, "garbage", "", "", 77), err::kBadVersion);
+  // Only a well-formed change reaches the permission check. Loopback and wildcard addresses are
+  // not compared (checkAddressDuplicate leaves them out).
+  ZkStateMachine local;
+  {
+    std::vector<PeerConfig> loopback;
+    for (int64_t id : {1, 2}) {
+      PeerConfig p;
+      ASSERT_TRUE(parse_server_spec(spec(id, 3000 + 10 * static_cast<int32_t>(id), true, "127.0.0.1"), p, nullptr));
+      loopback.push_back(p);
+    }
+    StateMachineOptions o;
+    o.reconfig_enabled = true;
+    local = ZkStateMachine(o);
+    local.mutable_tree().set_config_data(membership_text(loopback, 0));
+    ASSERT_TRUE(local.apply(++zxid, session_txn(kSession)).session_created);
+  }
+  EXPECT_EQ(reconfig(local, spec(4, 3010, true, "127.0.0.1"), "", ""), err::kNoAuth);
+  EXPECT_EQ(reconfig(local, "server.4=0.0.0.0:3010:3011;0.0.0.0:3012", "", ""), err::kNoAuth);
+  EXPECT_EQ(reconfig(sm, spec(4, 2040), "", ""), err::kNoAuth);
+  EXPECT_EQ(reconfig(sm, "", "3", "", 0), err::kNoAuth);
+  EXPECT_EQ(config(sm), membership_text(three(), 0));  // nothing changed
+}
+
+TEST_F(ReconfigOrder, WithPermissionTheChangeIsMadeLeavingServersFirst) {
+  auto sm = make();
+  ASSERT_EQ(reconfig(sm, spec(4, 2040), "", "", 0, true), err::kOk);
+  const int64_t made = zxid;
+  std::vector<PeerConfig> members;
+  int64_t version = 0;
+  ASSERT_TRUE(parse_membership_text(config(sm), members, &version));
+  EXPECT_EQ(version, made);
+  EXPECT_EQ(members.size(), 4u);
+  EXPECT_EQ(reconfig(sm, "", "4", "", 0, true), err::kBadVersion);  // the old version is gone
+  // Leaving goes before joining: a server both leaving and joining stays, with its new spec.
+  ASSERT_EQ(reconfig(sm, spec(3, 2050), "3", "", made, true), err::kOk);
+  ASSERT_TRUE(parse_membership_text(config(sm), members, &version));
+  ASSERT_EQ(members.size(), 4u);
+  EXPECT_EQ(members[2].id, 3);
+  EXPECT_EQ(members[2].peer_port, 2050);
+}
+
+TEST(Txn, SyncedServersRoundTripAndOlderEntriesDecodeWithout) {
+  Txn t = request(1, op::kReconfig, "body");
+  const std::string before = encode_txn(t);  // the layout entries had before the field
+  t.synced = {3, 1};
+  const std::string with = encode_txn(t);
+  EXPECT_EQ(with.substr(0, before.size()), before);  // appended at the end
+  auto back = decode_txn(with);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->synced, (std::vector<uint64_t>{3, 1}));
+  auto old = decode_txn(before);
+  ASSERT_TRUE(old.has_value());
+  EXPECT_TRUE(old->synced.empty());
+  for (size_t cut = before.size() + 1; cut < with.size(); ++cut) {
+    EXPECT_FALSE(decode_txn(std::string_view(with).substr(0, cut)).has_value()) << cut;
+  }
+  EXPECT_EQ(peek_request_op(with), op::kReconfig);
+  EXPECT_EQ(peek_request_op(encode_txn(session_txn(4))), std::nullopt);
+  EXPECT_EQ(peek_request_op("short"), std::nullopt);
+}
+
+// Leader.isQuorumSynced: a majority of the new config's voters must be in sync with the leader,
+// checked after the voter count and before the permission.
+TEST_F(ReconfigOrder, ANewConfigWithoutASyncedMajorityIsNewConfigNoQuorumBeforeNoAuth) {
+  auto sm = make();
+  auto stamped = [&](const std::string& joining, const std::string& leaving, const std::string& members,
+                     std::vector<uint64_t> synced, bool super = false) {
+    jute::ReconfigRequest r{joining, leaving, members, -1};
+    Txn t = request(kSession, op::kReconfig, bytes_of(r));
+    t.synced = std::move(synced);
+    if (super) t.auth = {{"super", ""}};
+    return sm.apply(++zxid, t).err;
+  };
+  const std::string far = spec(1, 2010) + "," + spec(8, 2080) + "," + spec(9, 2090);
+  EXPECT_EQ(stamped("", "", far, {1, 2, 3}), err::kNewConfigNoQuorum);  // 1 of 3 in sync
+  EXPECT_EQ(stamped("", "", far, {1, 2, 3}, true), err::kNewConfigNoQuorum);
+  EXPECT_EQ(stamped("", "", far, {1, 8}), err::kNoAuth);  // 2 of 3
+  // Adding two servers nobody has heard of to three in sync: 3 of 5 is a majority.
+  EXPECT_EQ(stamped(spec(4, 2040) + "," + spec(5, 2050), "", "", {1, 2, 3}), err::kNoAuth);
+  EXPECT_EQ(stamped(spec(4, 2040), "", "", {1, 2}), err::kNewConfigNoQuorum);  // 2 of 4
+  // Observers do not vote: only voters count on either side.
+  EXPECT_EQ(stamped("server.4=10.0.0.1:2040:2041:observer;10.0.0.1:2042", "", "", {1, 2}), err::kNoAuth);
+  // Earlier checks first.
+  EXPECT_EQ(stamped("", "2,3", "", {1}), err::kBadArguments);  // one voter left
+  EXPECT_EQ(stamped("garbage", "", "", {1}), err::kBadArguments);
+  // Not stamped (an entry from before the field): not checked.
+  EXPECT_EQ(reconfig(sm, "", "", far), err::kNoAuth);
+  ASSERT_EQ(stamped("", "3", "", {1, 2, 3}, true), err::kOk);
+  EXPECT_EQ(config(sm).find("server.3="), std::string::npos);
 }
 
 }  // namespace

@@ -232,5 +232,15 @@ TEST_F(StatusCollectorTest, TheSameSourcesGiveTheSameStatus) {
   EXPECT_EQ(a.extra_metrics, b.extra_metrics);
 }
 
+TEST_F(StatusCollectorTest, HashShowsTheStateMachinesDigestHistory) {
+  EXPECT_TRUE(collect_status(sources()).digests.empty());  // zxid 4: none yet
+  for (int64_t z = 5; z <= 256; ++z) sm.skip(z);
+  const ServerStatus st = collect_status(sources());
+  ASSERT_EQ(st.digests.size(), 2u);
+  EXPECT_EQ(st.digests[0].first, 128);
+  EXPECT_EQ(st.digests[1].first, 256);
+  EXPECT_EQ(st.digests[1].second, static_cast<int64_t>(sm.tree().tree_digest()));
+}
+
 }  // namespace
 }  // namespace zkraft::server

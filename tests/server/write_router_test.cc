@@ -252,5 +252,57 @@ TEST(WriteRouter, AReadPointNobodyWaitsForIsIgnored) {
   EXPECT_TRUE(router.release(100).empty());
 }
 
+// reconfig carries the leader's view of who is in sync (ZooKeeper's isQuorumSynced), taken
+// where it is proposed: on the leader for its own clients and for forwarded ones.
+TEST(WriteRouter, AReconfigIsStampedWithTheServersTheLeaderSeesInSync) {
+  FakeReplicatedLog follower_log(2), leader_log(1);
+  follower_log.set_leader(1);
+  leader_log.set_leader(1);
+  ReplicationStatus st;
+  st.mode = "leader";
+  st.synced_peers = {3, 4};
+  leader_log.set_replication_status(st);
+  follower_log.set_replication_status(st);  // a follower's view never counts
+  ManualClock clock(1'000, 1'700'000'000'000);
+  WriteRouter follower(follower_log, clock), leader(leader_log, clock);
+  Txn reconfig = client_write();
+  reconfig.op = 16;
+
+  leader.submit(reconfig, Waiter{1, 1});
+  ASSERT_EQ(leader_log.proposed().size(), 1u);
+  EXPECT_EQ(decoded(leader_log.proposed()[0]).synced, (std::vector<uint64_t>{3, 4, 1}));
+
+  follower.submit(reconfig, Waiter{2, 1});
+  ASSERT_EQ(follower_log.sent().size(), 1u);
+  EXPECT_TRUE(decoded(forwarded_txn(follower_log.sent()[0])).synced.empty());
+  leader.on_forwarded(forwarded_txn(follower_log.sent()[0]));
+  ASSERT_EQ(leader_log.proposed().size(), 2u);
+  Txn t = decoded(leader_log.proposed()[1]);
+  EXPECT_EQ(t.synced, (std::vector<uint64_t>{3, 4, 1}));
+  EXPECT_EQ(t.time_ms, clock.wall_ms());
+  EXPECT_EQ(t.origin_server, 2u);
+  EXPECT_EQ(t.request, "record");
+
+  // Figures from before this server led: not stamped, not checked.
+  st.mode = "follower";
+  leader_log.set_replication_status(st);
+  leader.submit(reconfig, Waiter{1, 3});
+  EXPECT_TRUE(decoded(leader_log.proposed().back()).synced.empty());
+  st.mode = "leader";
+  leader_log.set_replication_status(st);
+
+  // Other writes carry nothing of it.
+  leader.submit(client_write(), Waiter{1, 2});
+  const std::string& last = leader_log.proposed().back();
+  EXPECT_TRUE(decoded(last).synced.empty());
+  EXPECT_EQ(last, [&] {
+    Txn plain = client_write();
+    plain.time_ms = clock.wall_ms();
+    plain.origin_server = 1;
+    plain.origin_request = decoded(last).origin_request;
+    return encode_txn(plain);
+  }());
+}
+
 }  // namespace
 }  // namespace zkraft::server

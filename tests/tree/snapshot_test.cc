@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 #include "tests/tree/tree_test_util.h"
 #include "tree/znode_tree.h"
@@ -366,6 +367,94 @@ TEST(SnapshotTest, RandomOpsWithMidwayRestoreStayIdentical) {
     EXPECT_GT(straight.node_count(), 10u) << "seed " << seed;
     EXPECT_NE(log1.find("|0:"), std::string::npos);
   }
+}
+
+// tree_digest() is ZooKeeper's tree digest: the nodes outside /zookeeper/ only. The config text
+// a server writes at start-up, and the quota nodes, leave it alone.
+TEST(TreeDigestTest, LeavesOutTheZookeeperSubtreeOnly) {
+  ZnodeTree a, b;
+  EXPECT_EQ(a.tree_digest(), b.tree_digest());
+  EXPECT_NE(a.tree_digest(), 0u);  // "/" and "/zookeeper" count
+  b.set_config_data("server.1=127.0.0.1:1:2:participant;127.0.0.1:3\nversion=0");
+  EXPECT_NE(a.rolling_digest(), b.rolling_digest());
+  EXPECT_EQ(a.tree_digest(), b.tree_digest());
+
+  // Quota stats under /zookeeper/quota change with /app, but only /app and /zookeeper/quota's
+  // parent /zookeeper (pzxid, cversion of the new child) count.
+  ZnodeTree q;
+  ASSERT_EQ(create(q, 1, "/app", "ab"), err::kOk);
+  const uint64_t only_app = q.tree_digest();
+  ASSERT_EQ(create(q, 2, "/zookeeper/quota/app"), err::kOk);
+  ASSERT_EQ(create(q, 3, "/zookeeper/quota/app/zookeeper_limits", "count=10,bytes=-1"), err::kOk);
+  ASSERT_EQ(create(q, 4, "/zookeeper/quota/app/zookeeper_stats", "count=0,bytes=0"), err::kOk);
+  EXPECT_EQ(q.tree_digest(), only_app);  // nothing outside /zookeeper/ changed
+  const uint64_t rolling = q.rolling_digest();
+  jute::Stat st;
+  std::vector<WatchTrigger> out;
+  jute::Buffer data;
+  ASSERT_EQ(q.set_data(ctx(5), "/zookeeper/quota/app/zookeeper_limits", buf("count=20,bytes=-1"), -1, st, out),
+            err::kOk);
+  EXPECT_NE(q.rolling_digest(), rolling);
+  EXPECT_EQ(q.tree_digest(), only_app);
+
+  // Every change outside /zookeeper/ moves it: data, version, ACL, a child's creation.
+  uint64_t before = q.tree_digest();
+  ASSERT_EQ(q.set_data(ctx(6), "/app", buf("ab"), -1, st, out), err::kOk);  // same bytes, new version
+  EXPECT_NE(q.tree_digest(), before);
+  before = q.tree_digest();
+  ASSERT_EQ(q.set_acl(ctx(7), "/app", kReadOnly, -1, st), err::kOk);
+  EXPECT_NE(q.tree_digest(), before);
+  before = q.tree_digest();
+  ASSERT_EQ(create(q, 8, "/zookeeper/x"), err::kOk);  // /zookeeper's own Stat counts
+  EXPECT_NE(q.tree_digest(), before);
+}
+
+TEST(TreeDigestTest, SameOperationsGiveTheSameDigestWhateverTheConfigText) {
+  ZnodeTree a, b;
+  b.set_config_data("server.2=127.0.0.1:1:2:participant;127.0.0.1:3\nversion=0");
+  OpStream s1(7), s2(7);
+  std::string log1, log2;
+  for (int i = 1; i <= 500; ++i) {
+    apply_random_op(a, s1, i, log1);
+    apply_random_op(b, s2, i, log2);
+    ASSERT_EQ(a.tree_digest(), b.tree_digest()) << "op " << i;
+  }
+  EXPECT_NE(a.rolling_digest(), b.rolling_digest());
+}
+
+// A replica that restored from a snapshot (rebuilt from the nodes) goes on with the same tree
+// digest as one that applied every change; an aborted multi leaves it as it was.
+TEST(TreeDigestTest, RandomOpsWithMidwayRestoreKeepTheSameTreeDigest) {
+  for (uint64_t seed : {11u, 12u, 13u}) {
+    ZnodeTree straight, restarted;
+    OpStream s1(seed), s2(seed);
+    std::string log1, log2;
+    std::set<uint64_t> seen;
+    for (int i = 1; i <= 2000; ++i) {
+      apply_random_op(straight, s1, i, log1);
+      apply_random_op(restarted, s2, i, log2);
+      if (i % 400 == 200) {
+        ZnodeTree loaded;
+        ASSERT_TRUE(restore(loaded, snapshot_of(restarted)));
+        ASSERT_EQ(loaded.tree_digest(), restarted.tree_digest()) << "seed " << seed << " op " << i;
+        restarted = std::move(loaded);
+      }
+      ASSERT_EQ(straight.tree_digest(), restarted.tree_digest()) << "seed " << seed << " op " << i;
+      seen.insert(straight.tree_digest());
+    }
+    // The digest follows the tree (a constant would pass the comparisons above).
+    EXPECT_GT(seen.size(), 300u) << "seed " << seed;
+  }
+}
+
+// The tree digest is the sum of the node hashes outside /zookeeper/: a tree rebuilt from its
+// snapshot with the /zookeeper/ subtree differing only in config data has the same value.
+TEST(TreeDigestTest, RichTreeRoundTripKeepsIt) {
+  ZnodeTree a = rich_tree();
+  ZnodeTree b;
+  ASSERT_TRUE(restore(b, snapshot_of(a)));
+  EXPECT_EQ(a.tree_digest(), b.tree_digest());
+  EXPECT_NE(a.tree_digest(), ZnodeTree().tree_digest());
 }
 
 }  // namespace
