@@ -38,12 +38,13 @@ ServerStatus collect_status(const StatusSources& s) {
   st.version = full_version();
   st.mode = s.replication.mode;
   // Applied: the state machine's own (a zxid is its log index), exact; the rest as of
-  // consensus' last report, which may be a tick older (commit is never shown below applied).
+  // consensus' last report, which may be a tick older (commit and the last index are never shown
+  // below applied).
   const auto applied = static_cast<uint64_t>(s.state->last_zxid());
+  const uint64_t commit = std::max(applied, s.replication.commit_index);
   st.log = ServerStatus::LogFigures{s.replication.first_index, s.replication.first_term,
-                                    s.replication.last_index,  s.replication.last_term,
-                                    applied, std::max(applied, s.replication.commit_index),
-                                    s.replication.snapshot_index};
+                                    std::max(commit, s.replication.last_index), s.replication.last_term,
+                                    applied, commit, s.replication.snapshot_index};
   // Like ZooKeeper, a server out of contact with a quorum is not serving (4lw say so, clients
   // are refused), unless it serves read-only clients.
   st.serving = s.serving;

@@ -111,6 +111,23 @@ bool ZkConnection::send_set_data(int32_t xid, const std::string& path, const std
   return write_all(request_frame(xid, jute::op::kSetData, r));
 }
 
+bool ZkConnection::send_auth(const std::string& scheme, const std::string& credential) {
+  jute::AuthPacket a;
+  a.scheme = scheme;
+  a.auth.bytes = credential;
+  return write_all(request_frame(jute::xid::kAuth, jute::op::kAuth, a));
+}
+
+bool ZkConnection::send_reconfig(int32_t xid, const std::string& joining, const std::string& leaving,
+                                 const std::string& new_members, int64_t from_config) {
+  jute::ReconfigRequest r;
+  r.joining_servers = joining;
+  r.leaving_servers = leaving;
+  r.new_members = new_members;
+  r.cur_config_id = from_config;
+  return write_all(request_frame(xid, jute::op::kReconfig, r));
+}
+
 bool ZkConnection::send_get_data(int32_t xid, const std::string& path) {
   jute::GetDataRequest r;
   r.path = path;

@@ -39,6 +39,10 @@ class ZkConnection {
   bool send_create(int32_t xid, const std::string& path, const std::string& data, int32_t flags);
   bool send_set_data(int32_t xid, const std::string& path, const std::string& data);
   bool send_get_data(int32_t xid, const std::string& path);
+  // addauth (its reply has xid -4); reconfig (op 16; incremental when new_members is empty).
+  bool send_auth(const std::string& scheme, const std::string& credential);
+  bool send_reconfig(int32_t xid, const std::string& joining, const std::string& leaving,
+                     const std::string& new_members, int64_t from_config);
 
   // Reads the next reply to a request, skipping ping replies and notifications.
   bool read_reply(jute::ReplyHeader& out);
