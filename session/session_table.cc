@@ -5,6 +5,9 @@
 namespace zkraft::session {
 
 bool SessionTable::add(int64_t id, int32_t timeout_ms, const SessionPassword& password) {
+  // The same rule deserialize() holds a stored table to: a table that accepted a timeout it
+  // cannot load again would write snapshots this server could not restart from.
+  if (timeout_ms <= 0) return false;
   return sessions_.emplace(id, SessionInfo{timeout_ms, password}).second;
 }
 

@@ -23,7 +23,8 @@ struct SessionInfo {
 
 class SessionTable {
  public:
-  // Adds a session; false (and no change) if the id already exists.
+  // Adds a session; false (and no change) if the id already exists or the timeout is <= 0 (no
+  // table holds one: deserialize refuses it).
   bool add(int64_t id, int32_t timeout_ms, const SessionPassword& password);
   // Removes a session; false if it was not there.
   bool remove(int64_t id);

@@ -1,31 +1,43 @@
 #!/usr/bin/env bash
-# Builds the jute fuzzer with clang++ (libFuzzer + ASan + UBSan) into ${BUILD_DIR:-<repo>/build}/fuzz
-# and runs it for FUZZ_SECONDS (default 30) over seeds made from tests/jute/golden.
-# Exits non-zero if the build fails or the fuzzer finds a crash; prints one summary line.
+# Builds the fuzzers with clang++ (libFuzzer + ASan + UBSan) into ${BUILD_DIR:-<repo>/build}/fuzz and
+# runs each for FUZZ_SECONDS (default 30):
+#   fuzz_jute   what reads untrusted client bytes (seeds made from tests/jute/golden)
+#   fuzz_state  what reads the log, the disk and peers, and the state machine that applies it
+# Exits non-zero if a build fails or a fuzzer finds a crash; prints one summary line each.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${BUILD_DIR:-$root/build}/fuzz
 seconds=${FUZZ_SECONDS:-30}
-mkdir -p "$out/corpus" "$out/seeds"
+mkdir -p "$out/corpus" "$out/seeds" "$out/corpus_state"
+flags=(-std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I"$root")
 
-# Only the jute sources: the fuzzer is not part of the main g++ build.
-clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -I"$root" "$root/tests/fuzz/fuzz_jute.cc" "$root"/jute/*.cc -o "$out/fuzz_jute"
+# Only the sources each needs: the fuzzers are not part of the main g++ build.
+clang++ "${flags[@]}" "$root/tests/fuzz/fuzz_jute.cc" "$root"/jute/*.cc -o "$out/fuzz_jute"
+clang++ "${flags[@]}" "$root/tests/fuzz/fuzz_state.cc" "$root"/jute/*.cc "$root"/tree/*.cc \
+  "$root"/session/*.cc "$root"/server/{zk_state_machine,txn,peer_message,membership_text,config_values}.cc \
+  "$root"/consensus/{messages,storage_codec,storage_crc32c}.cc -lfmt -o "$out/fuzz_state"
 
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3
 "$python" "$root/tests/fuzz/make_seeds.py" "$root/tests/jute/golden" "$out/seeds" >/dev/null
 
-log="$out/fuzz.log"
-status=0
-(cd "$out" && ./fuzz_jute -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-  -print_final_stats=1 -artifact_prefix="$out/" corpus seeds) >"$log" 2>&1 || status=$?
-
-runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
-corpus=$(ls "$out/corpus" | wc -l)
-if [ "$status" -ne 0 ]; then
-  grep -E 'ERROR|SUMMARY|runtime error|deadly signal' "$log" | head -5 >&2 || true
-  echo "fuzz_jute: FAILED (exit $status) after $runs runs; log $log; crash input in $out/crash-*" >&2
-  exit 1
-fi
-echo "fuzz_jute: ok, $runs runs in ${seconds}s, corpus $corpus inputs, no crash"
+failed=0
+run() {  # name corpus...
+  local name=$1
+  shift
+  local log="$out/$name.log" status=0
+  (cd "$out" && "./$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$out/$name-" "$@") >"$log" 2>&1 || status=$?
+  local runs
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  if [ "$status" -ne 0 ]; then
+    grep -E 'ERROR|SUMMARY|runtime error|deadly signal|property' "$log" | head -5 >&2 || true
+    echo "$name: FAILED (exit $status) after $runs runs; log $log; crash input in $out/$name-crash-*" >&2
+    failed=1
+    return
+  fi
+  echo "$name: ok, $runs runs in ${seconds}s, corpus $(ls "$out/$1" | wc -l) inputs, no crash"
+}
+run fuzz_jute corpus seeds
+run fuzz_state corpus_state
+exit $failed

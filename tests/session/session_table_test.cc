@@ -27,6 +27,16 @@ TEST(SessionTable, AddFindRemove) {
   EXPECT_TRUE(t.empty());
 }
 
+// Found by fuzz_state: a createSession with timeout 0 was applied, and the snapshot it then wrote
+// could not be restored (deserialize refuses such a session).
+TEST(SessionTable, RefusesATimeoutItCouldNotLoadAgain) {
+  SessionTable t;
+  EXPECT_FALSE(t.add(7, 0, SessionPassword{}));
+  EXPECT_FALSE(t.add(8, -5, SessionPassword{}));
+  EXPECT_TRUE(t.empty());
+  EXPECT_TRUE(t.add(9, 1, SessionPassword{}));
+}
+
 TEST(SessionTable, PasswordCheck) {
   SessionTable t;
   t.add(5, 4000, pw(7));
