@@ -115,6 +115,14 @@ ServerStatus collect_status(const StatusSources& s) {
   st.raft_term = repl.term;
   st.raft_commit_index = repl.commit_index;
   st.synced_observers = repl.synced_observers;
+  for (const auto& p : repl.peers) {
+    st.peers.push_back(ServerStatus::PeerFigures{p.id, p.match, p.learner, p.recent_active});
+  }
+  st.fsync_count = s.fsyncs;
+  st.fsync_micros_total = repl.fsync_micros_total;
+  st.fsync_micros_max = repl.fsync_micros_max;
+  st.latency_sum_ms = s.stats->latency.sum_ms;
+  st.latency_count = s.stats->latency.count;
   st.environment = s.environment;
   return st;
 }
