@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "server/dashboard.h"
 #include "server/systemd_notify.h"
 
 #include <algorithm>
@@ -97,7 +98,7 @@ bool ZkServer::start_admin() {
   o.port = static_cast<uint16_t>(config_.admin_port);
   o.idle_timeout_ms = config_.admin_idle_timeout_ms;
   admin_ = std::make_unique<AdminServer>(
-      [this](const AdminRequest& r) { return handle_admin_request(r, admin_context_); }, o);
+      [this](const AdminRequest& r) { return handle_admin_port_request(r, admin_context_); }, o);
   std::string error;
   if (!admin_->start(&error)) {
     admin_.reset();
