@@ -10,6 +10,7 @@
   const $ = (id) => document.getElementById(id);
   const samples = [];   // {t, packets, latencySum, latencyCount, fsyncCount, fsyncMicros}
   const rps = [];       // {t, v}: requests per second between two polls (null: a gap)
+  const commits = [];   // {t, v}: log entries committed per second (the ensemble's writes)
   const latency = [];   // {t, v}: average latency (ms) of the requests between two polls
   let failures = 0;
   let lastOk = null;    // Date of the last answer
@@ -34,7 +35,7 @@
   // Rates from the difference of two samples; a counter that went down (stat_reset) is a gap.
   function record(s) {
     const now = {
-      t: Date.now(), packets: s.packets_received, latencySum: s.latency.sum_ms,
+      t: Date.now(), packets: s.packets_received, commit: s.commit_index, latencySum: s.latency.sum_ms,
       latencyCount: s.latency.count, fsyncCount: s.fsync.count, fsyncMicros: s.fsync.micros_total,
     };
     const prev = samples.length ? samples[samples.length - 1] : null;
@@ -44,11 +45,13 @@
       const dp = now.packets - prev.packets;
       const dc = now.latencyCount - prev.latencyCount;
       const ds = now.latencySum - prev.latencySum;
+      const dcommit = now.commit - prev.commit;
       rps.push({ t: now.t, v: dt > 0 && dp >= 0 ? dp / dt : null });
+      commits.push({ t: now.t, v: dt > 0 && dcommit >= 0 ? dcommit / dt : null });
       latency.push({ t: now.t, v: dc > 0 && ds >= 0 ? ds / dc : (dc === 0 ? 0 : null) });
     }
     const cutoff = now.t - WINDOW_MS;
-    for (const a of [samples, rps, latency]) {
+    for (const a of [samples, rps, commits, latency]) {
       while (a.length && a[0].t < cutoff) a.shift();
     }
   }
@@ -73,6 +76,7 @@
     $("mode").textContent = s.mode + (s.serving ? "" : " (not serving)");
     const leader = $("leader");
     leader.dataset.leader = String(s.leader_id);
+    leader.dataset.stale = "false";
     if (s.mode === "standalone") {
       leader.textContent = "leader: this server (standalone)";
       leader.className = "chip known";
@@ -99,7 +103,8 @@
         fmtMs(s.fsync.micros_max / 1000) + " ms" + (f && !f.recent ? ", idle" : "") +
         (s.fsync.threshold_exceeded ? ", " + fmt(s.fsync.threshold_exceeded) + " slow" : "");
     $("tile-commit").textContent = fmt(s.commit_index) + " / " + fmt(s.applied_index);
-    $("tile-log").textContent = "last index " + fmt(s.last_index) + ", snapshot " + fmt(s.snapshot_index);
+    // Consensus' figures are as of its last report (50 ms at most), the applied index is exact.
+    $("tile-log").textContent = "raft log to " + fmt(s.last_index) + ", snapshot at " + fmt(s.snapshot_index);
   }
 
   function renderMembers(s) {
@@ -135,8 +140,9 @@
           (s.leader_id > 0 ? "(server " + s.leader_id + ") " : "") + "to see it.";
   }
 
-  // A line chart of {t, v} over the last WINDOW_MS, on a canvas sized to its CSS box.
-  function drawChart(canvas, points, color, unit) {
+  // A line chart of series [{points: [{t, v}], color}] over the time the page has seen (one
+  // minute at least, WINDOW_MS at most), on a canvas sized to its CSS box.
+  function drawChart(canvas, series, unit) {
     const ratio = window.devicePixelRatio || 1;
     const w = canvas.clientWidth || 600;
     const h = canvas.clientHeight || 200;
@@ -147,8 +153,13 @@
     g.clearRect(0, 0, w, h);
     const left = 48, right = 8, top = 8, bottom = 20;
     const pw = w - left - right, ph = h - top - bottom;
-    const values = points.filter((p) => p.v !== null).map((p) => p.v);
-    let max = values.length ? Math.max(...values) : 0;
+    const now = Date.now();
+    let oldest = now;
+    for (const sr of series) if (sr.points.length) oldest = Math.min(oldest, sr.points[0].t);
+    const span = Math.min(WINDOW_MS, Math.max(60000, now - oldest));
+    const all = [];
+    for (const sr of series) for (const p of sr.points) if (p.v !== null) all.push(p.v);
+    let max = all.length ? Math.max(...all) : 0;
     max = max <= 0 ? 1 : niceCeil(max * 1.1);
     g.font = "11px system-ui, sans-serif";
     g.strokeStyle = "#dde1e8";
@@ -159,28 +170,31 @@
       g.beginPath(); g.moveTo(left, y + 0.5); g.lineTo(left + pw, y + 0.5); g.stroke();
       g.fillText(fmtAxis((max * i) / 4), 4, y + 4);
     }
-    const now = Date.now();
-    const x = (t) => left + pw - ((now - t) / WINDOW_MS) * pw;
-    for (const m of [5, 4, 3, 2, 1, 0]) {
-      g.fillText(m === 0 ? "now" : "-" + m + " min", Math.min(x(now - m * 60000) - 12, w - 28), h - 5);
+    const x = (t) => left + pw - ((now - t) / span) * pw;
+    const step = span > 120000 ? 60000 : span > 60000 ? 30000 : 15000;
+    for (let ago = 0; ago <= span; ago += step) {
+      const label = ago === 0 ? "now" : ago % 60000 === 0 ? "-" + ago / 60000 + " min" : "-" + ago / 1000 + " s";
+      g.fillText(label, Math.max(left - 10, Math.min(x(now - ago) - 12, w - 28)), h - 5);
     }
-    g.strokeStyle = color;
-    g.lineWidth = 2;
-    g.beginPath();
-    let pen = false;
-    for (const p of points) {
-      if (p.v === null) { pen = false; continue; }
-      const px = x(p.t), py = top + ph - (p.v / max) * ph;
-      if (pen) g.lineTo(px, py); else g.moveTo(px, py);
-      pen = true;
+    for (const sr of series) {
+      g.strokeStyle = sr.color;
+      g.lineWidth = 2;
+      g.beginPath();
+      let pen = false;
+      for (const p of sr.points) {
+        if (p.v === null || p.t < now - span) { pen = false; continue; }
+        const px = x(p.t), py = top + ph - (p.v / max) * ph;
+        if (pen) g.lineTo(px, py); else g.moveTo(px, py);
+        pen = true;
+      }
+      g.stroke();
     }
-    g.stroke();
-    // For tests and for reading the figures: the latest values.
-    const recent = values.slice(-10);
+    // The first series' latest values, for reading the figures (and for tests).
+    const values = series[0].points.filter((p) => p.v !== null).map((p) => p.v);
     canvas.dataset.count = String(values.length);
     canvas.dataset.last = values.length ? String(values[values.length - 1]) : "";
     canvas.dataset.max = values.length ? String(Math.max(...values)) : "";
-    canvas.dataset.recent = recent.map((v) => v.toFixed(2)).join(" ");
+    canvas.dataset.recent = values.slice(-10).map((v) => v.toFixed(2)).join(" ");
     canvas.setAttribute("aria-label", unit + ": latest " + (values.length ? fmtMs(values[values.length - 1]) : "none"));
   }
   function niceCeil(v) {
@@ -194,11 +208,14 @@
   }
 
   function renderCharts() {
-    drawChart($("chart-rps"), rps, "#2b6cb0", "requests per second");
-    drawChart($("chart-latency"), latency, "#c05621", "average latency ms");
+    drawChart($("chart-rps"), [{ points: rps, color: "#2b6cb0" }, { points: commits, color: "#2f855a" }],
+              "requests per second");
+    drawChart($("chart-latency"), [{ points: latency, color: "#c05621" }], "average latency ms");
     const r = rps.length ? rps[rps.length - 1].v : null;
+    const c = commits.length ? commits[commits.length - 1].v : null;
     const l = latency.length ? latency[latency.length - 1].v : null;
     $("now-rps").textContent = r === null ? "" : fmtMs(r) + " /s";
+    $("now-commits").textContent = c === null ? "" : fmtMs(c) + " /s";
     $("now-latency").textContent = l === null ? "" : fmtMs(l) + " ms";
   }
 
@@ -239,8 +256,16 @@
         " failed poll" + (failures === 1 ? "" : "s") + "). The figures below are its last answer.");
     // The time axis keeps moving: the charts show the gap.
     rps.push({ t: Date.now(), v: null });
+    commits.push({ t: Date.now(), v: null });
     latency.push({ t: Date.now(), v: null });
     samples.length = 0;  // rates restart from the next answer
+    // Who leads is not known from here any more: the last answer's leader, said to be that.
+    const leader = $("leader");
+    leader.className = "chip none";
+    if (leader.dataset.leader && leader.dataset.leader !== "0") {
+      leader.textContent = "leader at its last answer: server " + leader.dataset.leader;
+    }
+    leader.dataset.stale = "true";
     renderCharts();
   }
 

@@ -232,5 +232,29 @@ TEST_F(StatusCollectorTest, TheSameSourcesGiveTheSameStatus) {
   EXPECT_EQ(a.extra_metrics, b.extra_metrics);
 }
 
+TEST_F(StatusCollectorTest, TheDashboardGetsPeersFsyncTimeAndTheLatencySum) {
+  StatusSources s = sources();
+  s.replication.mode = "leader";
+  s.replication.peers = {PeerProgress{2, 40, false, true}, PeerProgress{3, 12, true, false}};
+  s.replication.fsync_micros_total = 5100;
+  s.replication.fsync_micros_max = 900;
+  stats.latency.record(4);  // with the 10 of SetUp
+  ServerStatus st = collect_status(s);
+  ASSERT_EQ(st.peers.size(), 2u);
+  EXPECT_EQ(st.peers[0].id, 2u);
+  EXPECT_EQ(st.peers[0].match, 40u);
+  EXPECT_FALSE(st.peers[0].learner);
+  EXPECT_TRUE(st.peers[0].recent_active);
+  EXPECT_EQ(st.peers[1].id, 3u);
+  EXPECT_EQ(st.peers[1].match, 12u);
+  EXPECT_TRUE(st.peers[1].learner);
+  EXPECT_FALSE(st.peers[1].recent_active);
+  EXPECT_EQ(st.fsync_count, 17u);
+  EXPECT_EQ(st.fsync_micros_total, 5100u);
+  EXPECT_EQ(st.fsync_micros_max, 900u);
+  EXPECT_EQ(st.latency_sum_ms, 14);
+  EXPECT_EQ(st.latency_count, 2);
+}
+
 }  // namespace
 }  // namespace zkraft::server
