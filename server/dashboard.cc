@@ -157,7 +157,8 @@ std::optional<AdminReply> handle_dashboard_request(const AdminRequest& req,
   AdminReply r;
   r.content_type = "application/json";
   r.headers = {{"Cache-Control", "no-store"}};
-  std::optional<ServerStatus> status = ctx.fetch_status(StatsReset::kNone);
+  std::optional<ServerStatus> status =
+      ctx.fetch_counts ? ctx.fetch_counts() : ctx.fetch_status(StatsReset::kNone);
   if (!status) {
     Json j;
     j["error"] = "the server's state thread did not answer within " +

@@ -12,7 +12,8 @@
 // Everything else, and anything under admin.commandURL even if that is configured as one of the
 // paths above, is answered by handle_admin_request unchanged: ZooKeeper's paths do not move.
 //
-// Invariants: the status is fetched through AdminContext::fetch_status without a reset; when the
+// Invariants: the status is fetched through AdminContext::fetch_counts (the counts without the
+// lists, cheap enough for a poll every second), or fetch_status without a reset; when the
 // state thread does not answer, status.json says so with 503 and an "error" field, nothing made
 // up. Figures this server cannot know (another member's lag on a follower) are null, not 0.
 

@@ -78,6 +78,10 @@ bool ZkServer::start_admin() {
   admin_context_.config = &config_;
   admin_context_.initial_configuration = read_file(config_.source_file);
   admin_context_.fetch_status = [this](StatsReset reset) { return fetch_admin_status(reset); };
+  admin_context_.fetch_counts = [this] {
+    return on_state_thread<ServerStatus>(
+        [this] { return pipeline_->admin_status(StatsReset::kNone, false); });
+  };
   admin_context_.trace_mask = &trace_mask_;
   admin_context_.authorize = [this](const std::vector<jute::Id>& ids) {
     return on_state_thread<bool>(

@@ -262,5 +262,22 @@ TEST_F(DashboardTest, TextThatIsNotUtf8DoesNotBreakTheJson) {
   EXPECT_EQ(j["version"], "3.9.4-zkraft \xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
+TEST_F(DashboardTest, StatusJsonPrefersTheCountsWithoutLists) {
+  int counts_asked = 0;
+  context.fetch_counts = [&]() -> std::optional<ServerStatus> {
+    ++counts_asked;
+    ServerStatus s = leader_status();
+    s.server_id = 2;
+    return s;
+  };
+  AdminReply r = get("/dashboard/status.json");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(counts_asked, 1);
+  EXPECT_TRUE(resets.empty());  // fetch_status was not asked
+  EXPECT_EQ(Json::parse(r.body)["server_id"], 2);
+  context.fetch_counts = [] { return std::optional<ServerStatus>{}; };
+  EXPECT_EQ(get("/dashboard/status.json").status, 503);
+}
+
 }  // namespace
 }  // namespace zkraft::server

@@ -256,5 +256,29 @@ TEST_F(StatusCollectorTest, TheDashboardGetsPeersFsyncTimeAndTheLatencySum) {
   EXPECT_EQ(st.latency_count, 2);
 }
 
+TEST_F(StatusCollectorTest, WithoutListsTheCountsStayAndTheListsAreLeftOut) {
+  const ServerStatus full = collect_status(sources());
+  StatusSources s = sources();
+  s.lists = false;
+  const ServerStatus counts = collect_status(s);
+  EXPECT_FALSE(full.connections.empty());
+  EXPECT_FALSE(full.watches_by_path.empty());
+  EXPECT_FALSE(full.ephemerals_by_session.empty());
+  EXPECT_FALSE(full.session_buckets.empty());
+  EXPECT_TRUE(counts.connections.empty());
+  EXPECT_TRUE(counts.watches_by_session.empty());
+  EXPECT_TRUE(counts.watches_by_path.empty());
+  EXPECT_TRUE(counts.ephemerals_by_session.empty());
+  EXPECT_TRUE(counts.session_buckets.empty());
+  EXPECT_EQ(counts.num_alive_connections, full.num_alive_connections);
+  EXPECT_EQ(counts.watch_count, full.watch_count);
+  EXPECT_EQ(counts.watch_total, full.watch_total);
+  EXPECT_EQ(counts.node_count, full.node_count);
+  EXPECT_EQ(counts.ephemerals_count, full.ephemerals_count);
+  EXPECT_EQ(counts.global_sessions, full.global_sessions);
+  EXPECT_EQ(counts.packets_received, full.packets_received);
+  EXPECT_EQ(counts.latency_count, full.latency_count);
+}
+
 }  // namespace
 }  // namespace zkraft::server
