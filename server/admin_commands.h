@@ -82,6 +82,9 @@ struct AdminContext {
   std::string initial_configuration;  // the config file's text, for initial_configuration
   // The status from the state thread, after the reset asked for; nullopt if it did not answer.
   std::function<std::optional<ServerStatus>(StatsReset)> fetch_status;
+  // The same without the per-connection, per-watch and per-session lists (and the directory
+  // sizes), for the dashboard's poll every second; unset: fetch_status(kNone) is used.
+  std::function<std::optional<ServerStatus>()> fetch_counts;
   int64_t* trace_mask = nullptr;      // get/set_trace_mask (ZooTrace's process-wide mask)
   // For the commands behind authorisation (snapshot, restore), on the state thread: whether the
   // ids have ALL on "/", and the state; nullopt if it did not answer.

@@ -288,7 +288,10 @@ void RaftReplicatedLog::refresh_figures() {
   s.last_term = st.last_term;
   s.applied_index = node_->applied_index();  // handed to the state machine (the core's own lags)
   s.snapshot_index = st.snapshot_index;
-  s.fsync_threshold_exceeded = node_->storage_stats().fsync_threshold_exceeded;
+  const consensus::GroupCommitStats storage = node_->storage_stats();
+  s.fsync_threshold_exceeded = storage.fsync_threshold_exceeded;
+  s.fsync_micros_total = storage.fsync_micros_total;
+  s.fsync_micros_max = storage.fsync_micros_max;
   if (st.membership.voters.size() == 1 && st.membership.learners.empty() && st.peers.empty()) {
     s.mode = "standalone";
   } else if (st.role == consensus::Role::kLeader) {
@@ -302,6 +305,7 @@ void RaftReplicatedLog::refresh_figures() {
   const bool newly_leader = st.role == consensus::Role::kLeader && !was_leader_;
   was_leader_ = st.role == consensus::Role::kLeader;
   for (const auto& p : st.peers) {
+    s.peers.push_back(PeerProgress{p.id, p.match, p.learner, p.recent_active});
     ++s.learners;
     // In sync: heard from lately and being streamed entries (not probing, not on a snapshot).
     const bool in_sync = p.recent_active && p.state == consensus::ProgressState::kReplicate;

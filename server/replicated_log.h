@@ -22,7 +22,16 @@
 
 namespace zkraft::server {
 
-// Cluster figures for srvr/mntr (ZooKeeper's leader-only keys).
+// Another member's replication as the leader tracks it (consensus' PeerStatus, without Raft's
+// own words): how much of the leader's log it holds, and whether it was heard from lately.
+struct PeerProgress {
+  uint64_t id = 0;
+  uint64_t match = 0;          // the highest log index known to be on that member
+  bool learner = false;        // a non-voting member (ZooKeeper's observer)
+  bool recent_active = false;  // heard from within the last election timeout
+};
+
+// Cluster figures for srvr/mntr (ZooKeeper's leader-only keys) and the dashboard.
 struct ReplicationStatus {
   std::string mode = "standalone";  // standalone | leader | follower | observer
   uint64_t leader_id = 0;
@@ -37,6 +46,9 @@ struct ReplicationStatus {
   uint64_t first_index = 0, first_term = 0, last_index = 0, last_term = 0;
   uint64_t applied_index = 0, snapshot_index = 0;
   uint64_t fsync_threshold_exceeded = 0;  // fsyncs slower than fsync.warningthresholdms
+  uint64_t fsync_micros_total = 0;        // time spent in fsyncs since start
+  uint64_t fsync_micros_max = 0;          // the slowest one
+  std::vector<PeerProgress> peers;        // leader only: every other member
 };
 
 struct MembershipView {

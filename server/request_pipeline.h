@@ -69,10 +69,11 @@ class RequestPipeline final : public LogListener, private EventSink {
   void on_peer_message(uint64_t from, std::string payload) override;
   void on_batch_done() override;
 
-  ServerStatus status() const;
+  // lists false: counts only (StatusSources::lists), for the dashboard's poll.
+  ServerStatus status(bool lists = true) const;
   // For the AdminServer (request_pipeline_admin.cc): resets what `reset` says, then status()
   // with the consensus figures the admin commands show (ids, term, membership).
-  ServerStatus admin_status(StatsReset reset);
+  ServerStatus admin_status(StatsReset reset, bool lists = true);
   // For the admin snapshot command: whether `ids` have every bit of `perm` on `path` (as
   // Commands.handleAuthorization checks, one bit at a time; false if the node does not exist),
   // and the state with its last zxid.

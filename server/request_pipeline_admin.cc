@@ -10,7 +10,7 @@ namespace zkraft::server {
 
 namespace err = jute::err;
 
-ServerStatus RequestPipeline::admin_status(StatsReset reset) {
+ServerStatus RequestPipeline::admin_status(StatsReset reset, bool lists) {
   // The same resets as the 4lw crst/srst (render_status).
   if (reset == StatsReset::kConnections) {
     clients_.for_each([](Client& c) {
@@ -21,7 +21,7 @@ ServerStatus RequestPipeline::admin_status(StatsReset reset) {
     stats_.latency.reset();
     stats_.packets_received = stats_.packets_sent = 0;
   }
-  ServerStatus st = status();
+  ServerStatus st = status(lists);
   st.server_id = static_cast<int64_t>(log_.self_id());
   st.leader_id = static_cast<int64_t>(log_.leader());
   MembershipView m = log_.membership();

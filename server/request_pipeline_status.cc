@@ -7,7 +7,7 @@
 
 namespace zkraft::server {
 
-ServerStatus RequestPipeline::status() const {
+ServerStatus RequestPipeline::status(bool lists) const {
   StatusSources s;
   s.clients = &clients_;
   s.watches = &watches_;
@@ -23,8 +23,11 @@ ServerStatus RequestPipeline::status() const {
   s.monotonic_ms = clock_.monotonic_ms();
   s.wall_ms = clock_.wall_ms();
   s.started_monotonic_ms = started_ms_;
-  s.file_descriptors = file_descriptor_counts();
-  s.environment = current_environment();
+  s.lists = lists;
+  if (lists) {
+    s.file_descriptors = file_descriptor_counts();
+    s.environment = current_environment();
+  }
   return collect_status(s);
 }
 

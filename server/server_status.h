@@ -132,6 +132,22 @@ struct ServerStatus {
   std::vector<uint64_t> voters;
   std::vector<uint64_t> learners;
   int64_t synced_observers = 0;
+  // Leader only: every other member's replication (ReplicationStatus::peers), for the dashboard.
+  struct PeerFigures {
+    uint64_t id = 0;
+    uint64_t match = 0;
+    bool learner = false;
+    bool recent_active = false;
+  };
+  std::vector<PeerFigures> peers;
+  // Group commit's fsyncs since start: how many and the time spent (microseconds).
+  uint64_t fsync_count = 0;
+  uint64_t fsync_micros_total = 0;
+  uint64_t fsync_micros_max = 0;
+  // The server-wide latency behind avg_latency_ms (since the last stat_reset): a reader that
+  // polls can take the average over its own interval from the differences.
+  int64_t latency_sum_ms = 0;
+  int64_t latency_count = 0;
 
   // Extra mntr lines, appended as zk_<key>\t<value> (leader figures, quorum_size, ...).
   std::vector<std::pair<std::string, std::string>> extra_metrics;

@@ -61,7 +61,9 @@ ServerStatus collect_status(const StatusSources& s) {
   st.last_zxid = sm.last_zxid();
   st.node_count = static_cast<int64_t>(sm.tree().node_count());
   for (const ZxidDigest& d : sm.digest_log()) st.digests.emplace_back(d.zxid, d.digest);
-  s.clients->for_each([&](const Client& c) { st.connections.push_back(connection_status(c)); });
+  if (s.lists) {
+    s.clients->for_each([&](const Client& c) { st.connections.push_back(connection_status(c)); });
+  }
 
   const auto& watches = *s.watches;
   auto summary = watches.summary();
@@ -73,27 +75,33 @@ ServerStatus collect_status(const StatusSources& s) {
     const Client* c = s.clients->find(conn);
     return c ? c->session_id : 0;
   };
-  for (auto& [watcher, paths] : watches.dump_by_watcher()) {
-    st.watches_by_session.emplace_back(session_of(watcher), std::move(paths));
-  }
-  for (auto& [path, watchers] : watches.dump_by_path()) {
-    std::vector<int64_t> ids;
-    for (auto w : watchers) ids.push_back(session_of(w));
-    st.watches_by_path.emplace_back(std::move(path), std::move(ids));
+  if (s.lists) {
+    for (auto& [watcher, paths] : watches.dump_by_watcher()) {
+      st.watches_by_session.emplace_back(session_of(watcher), std::move(paths));
+    }
+    for (auto& [path, watchers] : watches.dump_by_path()) {
+      std::vector<int64_t> ids;
+      for (auto w : watchers) ids.push_back(session_of(w));
+      st.watches_by_path.emplace_back(std::move(path), std::move(ids));
+    }
   }
 
   st.ephemerals_count = static_cast<int64_t>(sm.tree().ephemeral_count());
   st.approximate_data_size = sm.tree().approximate_data_size();
-  for (int64_t id : sm.sessions().ids()) {
-    auto eph = sm.tree().ephemerals_of(id, "/");
-    if (!eph.empty()) st.ephemerals_by_session.emplace_back(id, std::move(eph));
+  if (s.lists) {
+    for (int64_t id : sm.sessions().ids()) {
+      auto eph = sm.tree().ephemerals_of(id, "/");
+      if (!eph.empty()) st.ephemerals_by_session.emplace_back(id, std::move(eph));
+    }
   }
   st.global_sessions = static_cast<int64_t>(sm.sessions().size());
   st.tracked_sessions = static_cast<int64_t>(s.expiry->size());
   // Deadlines are kept on the monotonic clock; `dump` shows them as wall-clock dates.
-  for (const auto& b : s.expiry->buckets()) {
-    st.session_buckets.push_back(
-        SessionExpiryBucket{s.wall_ms + (b.deadline_ms - s.monotonic_ms), b.ids});
+  if (s.lists) {
+    for (const auto& b : s.expiry->buckets()) {
+      st.session_buckets.push_back(
+          SessionExpiryBucket{s.wall_ms + (b.deadline_ms - s.monotonic_ms), b.ids});
+    }
   }
   st.uptime_ms = s.monotonic_ms - s.started_monotonic_ms;
   st.open_file_descriptor_count = s.file_descriptors.first;
@@ -117,6 +125,14 @@ ServerStatus collect_status(const StatusSources& s) {
   st.raft_term = repl.term;
   st.raft_commit_index = repl.commit_index;
   st.synced_observers = repl.synced_observers;
+  for (const auto& p : repl.peers) {
+    st.peers.push_back(ServerStatus::PeerFigures{p.id, p.match, p.learner, p.recent_active});
+  }
+  st.fsync_count = s.fsyncs;
+  st.fsync_micros_total = repl.fsync_micros_total;
+  st.fsync_micros_max = repl.fsync_micros_max;
+  st.latency_sum_ms = s.stats->latency.sum_ms;
+  st.latency_count = s.stats->latency.count;
   st.environment = s.environment;
   return st;
 }

@@ -34,6 +34,9 @@ struct StatusSources {
   int64_t started_monotonic_ms = 0;
   std::pair<int64_t, int64_t> file_descriptors;  // open, max
   EnvironmentStatus environment;
+  // false: the counts only, without the per-connection, per-watch and per-session lists (and the
+  // caller need not fill environment or file_descriptors): what the dashboard polls every second.
+  bool lists = true;
 };
 
 ServerStatus collect_status(const StatusSources& s);

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "server/dashboard.h"
 #include "server/systemd_notify.h"
 
 #include <algorithm>
@@ -77,6 +78,10 @@ bool ZkServer::start_admin() {
   admin_context_.config = &config_;
   admin_context_.initial_configuration = read_file(config_.source_file);
   admin_context_.fetch_status = [this](StatsReset reset) { return fetch_admin_status(reset); };
+  admin_context_.fetch_counts = [this] {
+    return on_state_thread<ServerStatus>(
+        [this] { return pipeline_->admin_status(StatsReset::kNone, false); });
+  };
   admin_context_.trace_mask = &trace_mask_;
   admin_context_.authorize = [this](const std::vector<jute::Id>& ids) {
     return on_state_thread<bool>(
@@ -97,7 +102,7 @@ bool ZkServer::start_admin() {
   o.port = static_cast<uint16_t>(config_.admin_port);
   o.idle_timeout_ms = config_.admin_idle_timeout_ms;
   admin_ = std::make_unique<AdminServer>(
-      [this](const AdminRequest& r) { return handle_admin_request(r, admin_context_); }, o);
+      [this](const AdminRequest& r) { return handle_admin_port_request(r, admin_context_); }, o);
   std::string error;
   if (!admin_->start(&error)) {
     admin_.reset();

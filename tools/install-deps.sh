@@ -9,6 +9,7 @@ pkgs=(
   python3-kazoo zookeeper libzookeeper-mt-dev libzookeeper-java
   libcurator-framework-java libcurator-recipes-java libcurator-client-java
   libjetty9-java libservlet-api-java  # ZooKeeper's AdminServer in tests/integration/test_admin.py
+  chromium  # headless, for the dashboard in tests/integration/test_dashboard.py
   default-jdk-headless netcat-openbsd procps iproute2
 )
 missing=()

@@ -242,5 +242,53 @@ TEST_F(StatusCollectorTest, HashShowsTheStateMachinesDigestHistory) {
   EXPECT_EQ(st.digests[1].second, static_cast<int64_t>(sm.tree().tree_digest()));
 }
 
+TEST_F(StatusCollectorTest, TheDashboardGetsPeersFsyncTimeAndTheLatencySum) {
+  StatusSources s = sources();
+  s.replication.mode = "leader";
+  s.replication.peers = {PeerProgress{2, 40, false, true}, PeerProgress{3, 12, true, false}};
+  s.replication.fsync_micros_total = 5100;
+  s.replication.fsync_micros_max = 900;
+  stats.latency.record(4);  // with the 10 of SetUp
+  ServerStatus st = collect_status(s);
+  ASSERT_EQ(st.peers.size(), 2u);
+  EXPECT_EQ(st.peers[0].id, 2u);
+  EXPECT_EQ(st.peers[0].match, 40u);
+  EXPECT_FALSE(st.peers[0].learner);
+  EXPECT_TRUE(st.peers[0].recent_active);
+  EXPECT_EQ(st.peers[1].id, 3u);
+  EXPECT_EQ(st.peers[1].match, 12u);
+  EXPECT_TRUE(st.peers[1].learner);
+  EXPECT_FALSE(st.peers[1].recent_active);
+  EXPECT_EQ(st.fsync_count, 17u);
+  EXPECT_EQ(st.fsync_micros_total, 5100u);
+  EXPECT_EQ(st.fsync_micros_max, 900u);
+  EXPECT_EQ(st.latency_sum_ms, 14);
+  EXPECT_EQ(st.latency_count, 2);
+}
+
+TEST_F(StatusCollectorTest, WithoutListsTheCountsStayAndTheListsAreLeftOut) {
+  const ServerStatus full = collect_status(sources());
+  StatusSources s = sources();
+  s.lists = false;
+  const ServerStatus counts = collect_status(s);
+  EXPECT_FALSE(full.connections.empty());
+  EXPECT_FALSE(full.watches_by_path.empty());
+  EXPECT_FALSE(full.ephemerals_by_session.empty());
+  EXPECT_FALSE(full.session_buckets.empty());
+  EXPECT_TRUE(counts.connections.empty());
+  EXPECT_TRUE(counts.watches_by_session.empty());
+  EXPECT_TRUE(counts.watches_by_path.empty());
+  EXPECT_TRUE(counts.ephemerals_by_session.empty());
+  EXPECT_TRUE(counts.session_buckets.empty());
+  EXPECT_EQ(counts.num_alive_connections, full.num_alive_connections);
+  EXPECT_EQ(counts.watch_count, full.watch_count);
+  EXPECT_EQ(counts.watch_total, full.watch_total);
+  EXPECT_EQ(counts.node_count, full.node_count);
+  EXPECT_EQ(counts.ephemerals_count, full.ephemerals_count);
+  EXPECT_EQ(counts.global_sessions, full.global_sessions);
+  EXPECT_EQ(counts.packets_received, full.packets_received);
+  EXPECT_EQ(counts.latency_count, full.latency_count);
+}
+
 }  // namespace
 }  // namespace zkraft::server
