@@ -150,6 +150,8 @@ double bucket_quantile(const std::vector<uint64_t>& counts, double q) {
 
 std::vector<uint64_t> SummaryWindow::window(const std::vector<uint64_t>& cumulative,
                                             int64_t now_ms) {
+  // What was observed before the first scrape counts as observed at it.
+  if (snapshots_.empty()) snapshots_.emplace_back(now_ms, std::vector<uint64_t>(cumulative.size()));
   // The base: the oldest remembered snapshot within the window, else the newest one at all.
   const std::vector<uint64_t>* base = nullptr;
   size_t base_at = 0;

@@ -106,8 +106,8 @@ double bucket_quantile(const std::vector<uint64_t>& counts, double q);
 
 // One summary's sliding window: given the cumulative counts at each scrape, the counts
 // observed in about the last kMaxAgeMs (from the oldest remembered scrape no older than that;
-// with none, the newest older one; before any, since the start). Snapshots are remembered at
-// most every kRotateMs. Not thread-safe: one per summary, on the metrics thread.
+// with none, the newest older one). What was observed before the first scrape counts as observed
+// at it. Snapshots are remembered at most every kRotateMs. Not thread-safe: one per summary, on the metrics thread.
 class SummaryWindow {
  public:
   static constexpr int64_t kMaxAgeMs = 600000;
