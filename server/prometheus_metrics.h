@@ -46,7 +46,9 @@ inline constexpr std::string_view kPrometheusProviderClass =
 inline constexpr std::string_view kPrometheusContentType =
     "text/plain; version=0.0.4; charset=utf-8";
 
-// Everything the page shows, gathered on the state thread (RequestPipeline::metrics_status).
+// Everything the page shows, gathered on the state thread (RequestPipeline::metrics_status). The
+// server's own figures are as of that moment; replication and consensus as of consensus' last
+// report (ReplicatedLog: at most one refresh, 50 ms, old).
 struct MetricsStatus {
   ServerStatus server;
   ReplicationStatus replication;

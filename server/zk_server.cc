@@ -139,8 +139,9 @@ bool ZkServer::start_metrics() {
     spdlog::error("Cannot start /metrics server: {}", error);
     return false;
   }
-  spdlog::info("Starting /metrics HTTP endpoint at host: {}, port: {} (exportJvmInfo: no JVM)",
-               config_.metrics_host, metrics_->port());
+  spdlog::info("Starting /metrics HTTP endpoint at host: {}, port: {}, exportJvmInfo: {} (there "
+               "is no JVM: no jvm_* metrics either way)",
+               config_.metrics_host, metrics_->port(), config_.metrics_export_jvm_info);
   return true;
 }
 
