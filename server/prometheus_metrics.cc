@@ -243,6 +243,9 @@ std::vector<MetricFamily> PrometheusExporter::families(const MetricsStatus& m, i
     BucketCounts snap{c.snapshot_ms_buckets, c.snapshots, c.snapshot_ms_total};
     out.push_back(summary("snapshottime", snap, {0.5}, now_ms));
     out.push_back(counter_family("proposal_count", "proposal_count", as_double(c.proposals)));
+    BucketCounts elections{c.election_ms_buckets, c.elections, c.election_ms_total};
+    out.push_back(summary("election_time", elections, {0.5}, now_ms));
+    out.push_back(counter_family("looking_count", "looking_count", as_double(c.looking_count)));
   }
   out.push_back(counter_family("connection_rejected", "connection_rejected",
                                as_double(m.connections_rejected)));
@@ -279,7 +282,7 @@ std::vector<MetricFamily> PrometheusExporter::families(const MetricsStatus& m, i
     out.push_back(std::move(lag));
   }
   out.push_back(counter_family("zkraft_leader_changes_total",
-                               "Leader changes this server has seen (including to no leader).",
+                               "Leader or term changes this server has seen (including to no leader).",
                                as_double(c.leader_changes)));
   out.push_back(counter_family("zkraft_proposals_total", "Entries proposed to Raft by this server.",
                                as_double(c.proposals)));

@@ -14,6 +14,14 @@ namespace zkraft::server {
 
 namespace asio = boost::asio;
 
+namespace {
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
 std::unique_ptr<RaftReplicatedLog> RaftReplicatedLog::create(asio::io_context& state,
                                                              const Config& config,
                                                              std::string* error) {
@@ -48,6 +56,8 @@ bool RaftReplicatedLog::start(LogListener& listener, std::string* error) {
   opening_ = false;
   if (!opened) return false;
   node_->start();
+  looking_since_ms_ = steady_ms();
+  if (own_thread_) looking_count_ = 1;  // an ensemble member starts without a leader
   refresh_figures();
   schedule_refresh();
   spdlog::info("raft: server {} listening for peers on port {}", node_->id(), node_->peer_port());
@@ -160,6 +170,18 @@ void RaftReplicatedLog::on_membership(const consensus::Membership&) {
 
 void RaftReplicatedLog::on_leader_change(consensus::NodeId leader, consensus::Term, bool self) {
   ++leader_changes_;
+  if (own_thread_ && leader == 0 && !looking_) {
+    looking_ = true;
+    looking_since_ms_ = steady_ms();
+    ++looking_count_;
+  } else if (own_thread_ && leader != 0 && looking_) {
+    looking_ = false;
+    const auto ms = static_cast<uint64_t>(std::max<int64_t>(0, steady_ms() - looking_since_ms_));
+    if (election_ms_buckets_.empty()) election_ms_buckets_.resize(consensus::kLogBucketCount);
+    ++election_ms_buckets_[consensus::log_bucket(ms)];
+    ++elections_;
+    election_ms_total_ += ms;
+  }
   refresh_figures();
   events_.push(LeaderChanged{leader, self});
 }
@@ -246,14 +268,6 @@ void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
 
 // ---------------------------------------------------------------- figures
 
-namespace {
-int64_t steady_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
-
 void RaftReplicatedLog::schedule_refresh() {
   refresh_timer_.expires_after(std::chrono::milliseconds(50));
   refresh_timer_.async_wait([this](boost::system::error_code ec) {
@@ -301,6 +315,10 @@ void RaftReplicatedLog::refresh_figures() {
   c.proposals = proposals_;
   c.proposal_batches = proposal_batches_;
   c.read_index_rounds = read_index_rounds_;
+  c.looking_count = looking_count_;
+  c.elections = elections_;
+  c.election_ms_total = election_ms_total_;
+  c.election_ms_buckets = election_ms_buckets_;
   const auto storage = node_->storage_stats();
   c.log_entries = storage.entries;
   c.log_bytes = storage.bytes;

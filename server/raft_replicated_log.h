@@ -144,6 +144,13 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   uint64_t proposals_ = 0;
   uint64_t proposal_batches_ = 0;
   uint64_t read_index_rounds_ = 0;
+  // Ensembles: the current spell without a leader (steady ms it began), and the figures of all.
+  bool looking_ = true;
+  int64_t looking_since_ms_ = 0;
+  uint64_t looking_count_ = 0;
+  uint64_t elections_ = 0;
+  uint64_t election_ms_total_ = 0;
+  std::vector<uint64_t> election_ms_buckets_;
 
   mutable std::mutex figures_mu_;
   Figures figures_;

@@ -49,7 +49,15 @@ struct ConsensusFigures {
     bool learner = false;
   };
   std::vector<Peer> peers;  // the leader's view of every other member; empty elsewhere
-  uint64_t leader_changes = 0;     // leader changes this server saw (incl. to "none")
+  uint64_t leader_changes = 0;     // (leader, term) changes this server saw (incl. to "none")
+  // Ensembles only (a standalone server has no elections, as in ZooKeeper): how often this
+  // server was without a leader (ZooKeeper's looking_count: entering LOOKING, the start
+  // included), and how long each such spell lasted until a leader was known, in ms
+  // (election_time), bucketed as consensus/log_buckets.h.
+  uint64_t looking_count = 0;
+  uint64_t elections = 0;
+  uint64_t election_ms_total = 0;
+  std::vector<uint64_t> election_ms_buckets;
   uint64_t proposals = 0;          // entries handed to consensus to append
   uint64_t proposal_batches = 0;   // state-thread batches those came in
   uint64_t read_index_rounds = 0;  // ReadIndex requests made

@@ -22,7 +22,8 @@ Prometheus Java client jars), so they come from its sources, release-3.9.4:
       metrics/prometheus/PrometheusMetricsProvider.java   (gauges, counters, summaries; HELP = name;
       ADVANCED summaries 0.5/0.9/0.99, BASIC 0.5; the servlet on /metrics only, TRACE refused)
   zookeeper-server/src/main/java/org/apache/zookeeper/server/ServerMetrics.java
-      (readlatency, updatelatency, fsynctime, snapshottime, proposal_count, connection_rejected)
+      (readlatency, updatelatency, fsynctime, snapshottime, election_time, looking_count,
+      proposal_count, connection_rejected)
   zookeeper-server/src/main/java/org/apache/zookeeper/server/ZooKeeperServer.java registerMetrics
       (znode_count, watch_count, ephemerals_count, approximate_data_size, num_alive_connections,
       outstanding_requests, global_sessions, packets_received, packets_sent, ... as gauges)
@@ -73,7 +74,8 @@ ZOOKEEPER_FAMILIES = {
     "global_sessions": "gauge", "local_sessions": "gauge", "open_file_descriptor_count": "gauge",
     "max_file_descriptor_count": "gauge", "auth_failed_count": "gauge",
     "readlatency": "summary", "updatelatency": "summary", "fsynctime": "summary",
-    "snapshottime": "summary", "proposal_count": "counter", "connection_rejected": "counter"}
+    "snapshottime": "summary", "proposal_count": "counter", "connection_rejected": "counter",
+    "election_time": "summary", "looking_count": "counter"}
 # Gauges that mntr also reports (zk_<name>), compared at the same quiet moment.
 SAME_AS_MNTR = ["znode_count", "watch_count", "ephemerals_count", "approximate_data_size",
                 "global_sessions", "outstanding_requests"]
@@ -278,6 +280,7 @@ class Standalone(unittest.TestCase):
             if fam not in ZOOKEEPER_FAMILIES:
                 self.assertTrue(fam.startswith("zkraft_"), fam)
         self.assertNotIn("quorum_size", fams)  # QuorumZooKeeperServer only
+        self.assertEqual(value(fams, "looking_count"), 0)  # a standalone server never elects
         # exportJvmInfo (default true) is accepted; the start-up line says it does not apply.
         self.assertIn("exportJvmInfo: true (there is no JVM", self.srv.log_tail(200))
         self.assertGreaterEqual(value(fams, "zkraft_raft_term"), 1)
@@ -428,9 +431,16 @@ class Ensemble(unittest.TestCase):
         fams, matches, lags = got
         self.assertEqual(value(fams, "quorum_size"), 2)
         self.assertEqual(value(fams, "learners"), 2)
+        for m in self.ens.members:  # every member started LOOKING and then knew the leader
+            f = fams if m is leader else scrape(m.metrics_port)
+            self.assertGreaterEqual(value(f, "looking_count"), 1)
+            self.assertGreaterEqual(value(f, "election_time", "election_time_count"), 1)
+            self.assertFalse(math.isnan(value(f, "election_time", quantile="0.5")))
         self.assertGreater(value(fams, "zkraft_peer_bytes_total", direction="sent"), 0)
         self.assertGreater(value(fams, "zkraft_peer_bytes_total", direction="received"), 0)
-        print("  leader %d: match %s, lag %s" % (leader.myid, matches, lags))
+        print("  leader %d: match %s, lag %s, election_time median %s ms, looking_count %d"
+              % (leader.myid, matches, lags, value(fams, "election_time", quantile="0.5"),
+                 value(fams, "looking_count")))
         for m in self.ens.members:
             if m is leader:
                 continue

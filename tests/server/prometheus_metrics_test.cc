@@ -201,6 +201,7 @@ TEST(Page, EveryFamilyOnceAndNoConsensusFiguresWithoutConsensus) {
   }
   for (const char* n : {"znode_count", "watch_count", "packets_received", "learners",
                         "synced_followers", "updatelatency", "snapshottime", "proposal_count",
+                        "election_time", "looking_count",
                         "zkraft_raft_term", "zkraft_fsync_duration_seconds",
                         "zkraft_peer_bytes_total", "zkraft_follower_match_index"}) {
     EXPECT_TRUE(seen.count(n)) << n;
