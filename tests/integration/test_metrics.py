@@ -261,7 +261,7 @@ class Standalone(unittest.TestCase):
     def setUpClass(cls):
         if harness.target_kind() != "zkraft":
             raise unittest.SkipTest("ZooKeeper's Prometheus provider needs jars Debian lacks")
-        cls.srv = metrics_server("metrics")
+        cls.srv = metrics_server("metrics", snapCount=100)  # snapshots after ~100 entries
 
     @classmethod
     def tearDownClass(cls):
@@ -340,6 +340,29 @@ class Standalone(unittest.TestCase):
             self.assertEqual(value(fams, name), float(m["zk_" + name]), name)
         self.assertGreaterEqual(value(fams, "ephemerals_count"), 1)
         self.assertGreaterEqual(value(fams, "watch_count"), 2)
+
+    def test_snapshot_figures_follow_a_snapshot(self):
+        zk = KazooClient(hosts=self.srv.hosts)
+        zk.start(timeout=15)
+        try:
+            zk.ensure_path("/s")
+            for i in range(150):
+                zk.create("/s/n%d" % i, b"z" * 100)
+        finally:
+            zk.stop()
+            zk.close()
+        fams = wait_for(lambda: (lambda f: f if value(f, "zkraft_snapshots_total") >= 1 else None)(
+            scrape(self.srv.metrics_port)), 20)
+        self.assertIsNotNone(fams, self.srv.log_tail(20))
+        taken = value(fams, "zkraft_snapshots_total")
+        self.assertEqual(value(fams, "snapshottime", "snapshottime_count"), taken)
+        self.assertEqual(value(fams, "zkraft_snapshot_duration_seconds",
+                               "zkraft_snapshot_duration_seconds_count"), taken)
+        self.assertGreater(value(fams, "zkraft_snapshot_last_bytes"), 150 * 100)
+        self.assertGreater(value(fams, "zkraft_raft_snapshot_index"), 0)
+        print("  snapshots %d, last %d bytes, snapshottime median %s ms"
+              % (taken, value(fams, "zkraft_snapshot_last_bytes"),
+                 value(fams, "snapshottime", quantile="0.5")))
 
     def test_other_paths_and_methods(self):
         port = self.srv.metrics_port
