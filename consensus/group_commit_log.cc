@@ -138,6 +138,7 @@ void GroupCommitLog::commit_group(std::vector<Item>& group) {
       fsyncs_.fetch_add(1, std::memory_order_relaxed);
       fsync_total_.fetch_add(micros, std::memory_order_relaxed);
       fsync_last_.store(micros, std::memory_order_relaxed);
+      fsync_buckets_[log_bucket(micros)].fetch_add(1, std::memory_order_relaxed);
       if (micros > fsync_max_.load(std::memory_order_relaxed)) fsync_max_.store(micros, std::memory_order_relaxed);
       if (options_.fsync_warning_ms > 0 && micros > options_.fsync_warning_ms * 1000) {
         fsync_slow_.fetch_add(1, std::memory_order_relaxed);
@@ -172,6 +173,10 @@ GroupCommitStats GroupCommitLog::stats() const {
   s.fsync_micros_max = fsync_max_.load(std::memory_order_relaxed);
   s.fsync_micros_last = fsync_last_.load(std::memory_order_relaxed);
   s.fsync_threshold_exceeded = fsync_slow_.load(std::memory_order_relaxed);
+  s.fsync_micros_buckets.resize(kLogBucketCount);
+  for (size_t i = 0; i < kLogBucketCount; ++i) {
+    s.fsync_micros_buckets[i] = fsync_buckets_[i].load(std::memory_order_relaxed);
+  }
   return s;
 }
 

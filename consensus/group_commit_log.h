@@ -20,6 +20,7 @@
 // kInvalidArgument; later submissions in the same group still commit. An I/O error fails every
 // submission of its group.
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -31,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "consensus/log_buckets.h"
 #include "consensus/log_storage.h"
 #include "consensus/status.h"
 #include "consensus/types.h"
@@ -56,6 +58,9 @@ struct GroupCommitStats {
   uint64_t fsync_micros_max = 0;
   uint64_t fsync_micros_last = 0;
   uint64_t fsync_threshold_exceeded = 0;  // fsyncs slower than fsync_warning_ms
+  // How many fsyncs took each bucket's microseconds (consensus/log_buckets.h); sums to fsyncs
+  // when options.sync (a synced write is counted here as it is in fsync_micros_total).
+  std::vector<uint64_t> fsync_micros_buckets;
 };
 
 class GroupCommitLog {
@@ -117,6 +122,7 @@ class GroupCommitLog {
 
   std::atomic<uint64_t> submissions_{0}, groups_{0}, fsyncs_{0}, entries_{0}, bytes_{0};
   std::atomic<uint64_t> fsync_total_{0}, fsync_max_{0}, fsync_last_{0}, fsync_slow_{0};
+  std::array<std::atomic<uint64_t>, kLogBucketCount> fsync_buckets_{};
 };
 
 }  // namespace zkraft::consensus

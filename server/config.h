@@ -70,6 +70,12 @@ struct Config {
   std::string admin_command_url = "/commands";  // admin.commandURL
   int32_t admin_idle_timeout_ms = 30000;        // admin.idleTimeout
 
+  // Prometheus /metrics (prometheus_metrics.h), ZooKeeper's metricsProvider.* keys: served when
+  // metrics_provider names ZooKeeper's PrometheusMetricsProvider and metrics_port is not 0.
+  std::string metrics_provider;            // metricsProvider.className
+  std::string metrics_host = "127.0.0.1";  // zoo.cfg default: 0.0.0.0 (metricsProvider.httpHost)
+  int32_t metrics_port = 7000;             // metricsProvider.httpPort
+  bool metrics_export_jvm_info = true;     // metricsProvider.exportJvmInfo: no JVM, accepted
   bool fsync = true;
   int64_t fsync_warning_threshold_ms = 1000;  // fsync.warningthresholdms; 0 = never warn
   std::string log_level = "info";             // trace debug info warn error critical off

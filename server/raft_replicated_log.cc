@@ -15,6 +15,14 @@ namespace zkraft::server {
 
 namespace asio = boost::asio;
 
+namespace {
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
 std::unique_ptr<RaftReplicatedLog> RaftReplicatedLog::create(asio::io_context& state,
                                                              const Config& config,
                                                              std::string* error) {
@@ -50,6 +58,8 @@ bool RaftReplicatedLog::start(LogListener& listener, std::string* error) {
   opening_ = false;
   if (!opened) return false;
   node_->start();
+  looking_since_ms_ = steady_ms();
+  if (own_thread_) looking_count_ = 1;  // an ensemble member starts without a leader
   refresh_figures();
   schedule_refresh();
   spdlog::info("raft: server {} listening for peers on port {}", node_->id(), node_->peer_port());
@@ -103,10 +113,14 @@ void RaftReplicatedLog::change_membership(MembershipChange change, uint64_t id) 
 }
 
 void RaftReplicatedLog::run_commands(std::vector<Command>& batch) {
+  bool proposed = false;
   for (auto& c : batch) {
     if (auto* p = std::get_if<Propose>(&c)) {
+      ++proposals_;
+      proposed = true;
       node_->propose(std::move(p->entry));  // refused: a leader change is on its way (header)
     } else if (auto* r = std::get_if<ReadIndex>(&c)) {
+      ++read_index_rounds_;
       if (node_->read_index(r->context) != consensus::RaftError::kOk) {
         events_.push(ReadPoint{r->context, 0, false});
       }
@@ -132,6 +146,7 @@ void RaftReplicatedLog::run_commands(std::vector<Command>& batch) {
       }
     }
   }
+  if (proposed) ++proposal_batches_;
 }
 
 void RaftReplicatedLog::transfer_leadership_now(uint64_t to) {
@@ -180,6 +195,19 @@ void RaftReplicatedLog::on_membership(const consensus::Membership&) {
 }
 
 void RaftReplicatedLog::on_leader_change(consensus::NodeId leader, consensus::Term, bool self) {
+  ++leader_changes_;
+  if (own_thread_ && leader == 0 && !looking_) {
+    looking_ = true;
+    looking_since_ms_ = steady_ms();
+    ++looking_count_;
+  } else if (own_thread_ && leader != 0 && looking_) {
+    looking_ = false;
+    const auto ms = static_cast<uint64_t>(std::max<int64_t>(0, steady_ms() - looking_since_ms_));
+    if (election_ms_buckets_.empty()) election_ms_buckets_.resize(consensus::kLogBucketCount);
+    ++election_ms_buckets_[consensus::log_bucket(ms)];
+    ++elections_;
+    election_ms_total_ += ms;
+  }
   refresh_figures();
   events_.push(LeaderChanged{leader, self});
 }
@@ -196,7 +224,11 @@ void RaftReplicatedLog::take_snapshot_for(SnapshotWanted& want) {
   if (want.in_process) {
     // The child failed: serialise here after all, as of what is applied now (the driver takes
     // a snapshot at any index it handed to apply).
-    want.reply(applied_index_, listener_->on_snapshot_request());
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string bytes = listener_->on_snapshot_request();
+    record_snapshot(bytes.size(), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::steady_clock::now() - t0).count());
+    want.reply(applied_index_, std::move(bytes));
     return;
   }
   // Everything up to want.index is applied and nothing after it: the child's image is exactly
@@ -218,12 +250,16 @@ void RaftReplicatedLog::take_snapshot_for(SnapshotWanted& want) {
         }
         spdlog::info("snapshot at index {}: {} bytes, serialised by a child process in {} ms",
                      index, bytes->size(), ms);
+        record_snapshot(bytes->size(), ms);
         reply(index, std::move(*bytes));
       },
       &error);
   if (!snapshot_child_) {
     spdlog::warn("snapshot at index {}: {}; serialising on the state thread", want.index, error);
-    want.reply(want.index, listener_->on_snapshot_request());
+    std::string bytes = listener_->on_snapshot_request();
+    record_snapshot(bytes.size(), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::steady_clock::now() - forked_at).count());
+    want.reply(want.index, std::move(bytes));
     return;
   }
   const auto pause = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -257,14 +293,6 @@ void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
 }
 
 // ---------------------------------------------------------------- figures
-
-namespace {
-int64_t steady_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
 
 void RaftReplicatedLog::schedule_refresh() {
   refresh_timer_.expires_after(std::chrono::milliseconds(50));
@@ -322,6 +350,33 @@ void RaftReplicatedLog::refresh_figures() {
   }
   f.membership = MembershipView{st.membership.voters, st.membership.learners};
   f.fsyncs = node_->fsync_count();
+  ConsensusFigures& c = f.consensus;
+  c.known = true;
+  c.term = st.term;
+  c.commit_index = st.commit;
+  c.applied_index = node_->applied_index();  // handed to the state machine (the core's own lags)
+  c.last_index = st.last_index;
+  c.snapshot_index = st.snapshot_index;
+  c.peers = s.peers;  // one view of the other members, for the dashboard and the metrics
+  c.leader_changes = leader_changes_;
+  c.proposals = proposals_;
+  c.proposal_batches = proposal_batches_;
+  c.read_index_rounds = read_index_rounds_;
+  c.looking_count = looking_count_;
+  c.elections = elections_;
+  c.election_ms_total = election_ms_total_;
+  c.election_ms_buckets = election_ms_buckets_;
+  c.log_entries = storage.entries;
+  c.log_bytes = storage.bytes;
+  c.log_groups = storage.groups;
+  c.fsyncs = storage.fsyncs;
+  c.fsync_micros_total = storage.fsync_micros_total;
+  c.fsync_micros_buckets = storage.fsync_micros_buckets;
+  const auto transport = node_->transport_stats();
+  c.peer_bytes_sent = transport.bytes_sent;
+  c.peer_bytes_received = transport.bytes_received;
+  c.peer_messages_sent = transport.messages_sent;
+  c.peer_messages_received = transport.messages_received;
   // The core counts whole ticks and reports them at the next refresh: the contact it saw is at
   // least age ticks old, at most one tick more.
   f.quorum_contact_ms = st.quorum_contact_age_ticks == consensus::RaftCore::kNoQuorumContact
@@ -350,6 +405,29 @@ int64_t RaftReplicatedLog::quorum_contact_age_ms() const {
 uint64_t RaftReplicatedLog::fsync_count() const {
   std::lock_guard<std::mutex> lock(figures_mu_);
   return figures_.fsyncs;
+}
+
+void RaftReplicatedLog::record_snapshot(size_t bytes, int64_t ms) {
+  const auto v = static_cast<uint64_t>(std::max<int64_t>(0, ms));
+  std::lock_guard<std::mutex> lock(figures_mu_);
+  ConsensusFigures& s = snapshots_;
+  if (s.snapshot_ms_buckets.empty()) s.snapshot_ms_buckets.resize(consensus::kLogBucketCount);
+  ++s.snapshots;
+  s.last_snapshot_bytes = bytes;
+  s.last_snapshot_ms = v;
+  s.snapshot_ms_total += v;
+  ++s.snapshot_ms_buckets[consensus::log_bucket(v)];
+}
+
+ConsensusFigures RaftReplicatedLog::consensus_figures() const {
+  std::lock_guard<std::mutex> lock(figures_mu_);
+  ConsensusFigures c = figures_.consensus;
+  c.snapshots = snapshots_.snapshots;
+  c.last_snapshot_bytes = snapshots_.last_snapshot_bytes;
+  c.last_snapshot_ms = snapshots_.last_snapshot_ms;
+  c.snapshot_ms_total = snapshots_.snapshot_ms_total;
+  c.snapshot_ms_buckets = snapshots_.snapshot_ms_buckets;
+  return c;
 }
 
 MembershipView RaftReplicatedLog::membership() const {

@@ -59,6 +59,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   void send(uint64_t to, std::string payload) override;
   ReplicationStatus replication_status() const override;
   uint64_t fsync_count() const override;
+  ConsensusFigures consensus_figures() const override;
   int64_t quorum_contact_age_ms() const override;
   MembershipView membership() const override;
   void add_peer(uint64_t id, const std::string& host, uint16_t port) override;
@@ -94,6 +95,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
     MembershipView membership;
     uint64_t fsyncs = 0;
     int64_t quorum_contact_ms = kNoQuorumContact;  // steady clock ms of the last contact
+    ConsensusFigures consensus;  // without the snapshot figures (snapshots_)
   };
 
   RaftReplicatedLog(boost::asio::io_context& state, consensus::RaftNodeOptions options,
@@ -118,6 +120,8 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   // Serialises in a forked child (ForkedSnapshot) and answers from its reader thread; on the
   // state thread only if fork fails or the child does.
   void take_snapshot_for(SnapshotWanted& want);
+  // Any thread: a snapshot of `bytes` was serialised in `ms` (for consensus_figures()).
+  void record_snapshot(size_t bytes, int64_t ms);
 
   const uint64_t self_id_;
   const bool observer_;
@@ -145,8 +149,22 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
 
   std::unique_ptr<ForkedSnapshot> snapshot_child_;  // state thread; the latest snapshot's child
 
+  // Raft thread: counters copied into the figures at each refresh.
+  uint64_t leader_changes_ = 0;
+  uint64_t proposals_ = 0;
+  uint64_t proposal_batches_ = 0;
+  uint64_t read_index_rounds_ = 0;
+  // Ensembles: the current spell without a leader (steady ms it began), and the figures of all.
+  bool looking_ = true;
+  int64_t looking_since_ms_ = 0;
+  uint64_t looking_count_ = 0;
+  uint64_t elections_ = 0;
+  uint64_t election_ms_total_ = 0;
+  std::vector<uint64_t> election_ms_buckets_;
+
   mutable std::mutex figures_mu_;
   Figures figures_;
+  ConsensusFigures snapshots_;  // only its snapshot fields are used
 };
 
 }  // namespace zkraft::server

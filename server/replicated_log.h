@@ -51,6 +51,49 @@ struct ReplicationStatus {
   std::vector<PeerProgress> peers;        // leader only: every other member
 };
 
+// Consensus figures for the Prometheus page (prometheus_metrics.h): counters only grow while the
+// process runs. A log without consensus behind it (the unit tests' fake) reports known = false.
+struct ConsensusFigures {
+  bool known = false;
+  uint64_t term = 0;
+  uint64_t commit_index = 0;
+  uint64_t applied_index = 0;
+  uint64_t last_index = 0;
+  uint64_t snapshot_index = 0;
+  std::vector<PeerProgress> peers;  // the leader's view of every other member; empty elsewhere
+  uint64_t leader_changes = 0;     // (leader, term) changes this server saw (incl. to "none")
+  // Ensembles only (a standalone server has no elections, as in ZooKeeper): how often this
+  // server was without a leader (ZooKeeper's looking_count: entering LOOKING, the start
+  // included), and how long each such spell lasted until a leader was known, in ms
+  // (election_time), bucketed as consensus/log_buckets.h.
+  uint64_t looking_count = 0;
+  uint64_t elections = 0;
+  uint64_t election_ms_total = 0;
+  std::vector<uint64_t> election_ms_buckets;
+  uint64_t proposals = 0;          // entries handed to consensus to append
+  uint64_t proposal_batches = 0;   // state-thread batches those came in
+  uint64_t read_index_rounds = 0;  // ReadIndex requests made
+  // Storage (GroupCommitLog): entries and write groups (a group is one write + at most one
+  // fsync), fsyncs with their time in microseconds, bucketed as consensus/log_buckets.h.
+  uint64_t log_entries = 0;
+  uint64_t log_bytes = 0;
+  uint64_t log_groups = 0;
+  uint64_t fsyncs = 0;
+  uint64_t fsync_micros_total = 0;
+  std::vector<uint64_t> fsync_micros_buckets;
+  // Peer transport, payload bytes and messages, each direction.
+  uint64_t peer_bytes_sent = 0;
+  uint64_t peer_bytes_received = 0;
+  uint64_t peer_messages_sent = 0;
+  uint64_t peer_messages_received = 0;
+  // Snapshots this server took (serialised, by a child or the state thread), in milliseconds.
+  uint64_t snapshots = 0;
+  uint64_t last_snapshot_bytes = 0;
+  uint64_t last_snapshot_ms = 0;
+  uint64_t snapshot_ms_total = 0;
+  std::vector<uint64_t> snapshot_ms_buckets;  // consensus/log_buckets.h
+};
+
 struct MembershipView {
   std::vector<uint64_t> voters;    // sorted
   std::vector<uint64_t> learners;  // sorted
@@ -97,6 +140,8 @@ class ReplicatedLog {
   // Figures as of consensus' last report (at most a Raft tick old).
   virtual ReplicationStatus replication_status() const = 0;
   virtual uint64_t fsync_count() const = 0;
+  // Figures for the metrics page, as of consensus' last report; none by default.
+  virtual ConsensusFigures consensus_figures() const { return {}; }
   // How long ago this server last knew it was in contact with a quorum (a leader: heard from a
   // majority of voters; a follower or observer: heard from its leader), in monotonic ms, never
   // less than the truth; kNoQuorumContact when it knows no leader. A standalone server that

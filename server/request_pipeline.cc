@@ -342,6 +342,11 @@ void RequestPipeline::pump(Client& c) {
         spdlog::warn("{}", *line);
         stats_.last_slow_request = std::move(*line);
       }
+      // ServerStats.updateLatency: a request with a txn header is an update, the rest reads.
+      if (latency >= 0) {
+        (jute::op_is_write(p.op) ? stats_.update_latency_ms : stats_.read_latency_ms)
+            .record(static_cast<uint64_t>(latency));
+      }
     }
     c.stats.last_op = p.is_connect ? op::kCreateSession : p.op;
     c.stats.last_cxid = p.xid;

@@ -42,6 +42,8 @@
 
 namespace zkraft::server {
 
+struct MetricsStatus;  // prometheus_metrics.h
+
 class RequestPipeline final : public LogListener, private EventSink {
  public:
   using RandomSource = std::function<uint64_t()>;
@@ -74,6 +76,9 @@ class RequestPipeline final : public LogListener, private EventSink {
   // For the AdminServer (request_pipeline_admin.cc): resets what `reset` says, then status()
   // with the consensus figures the admin commands show (ids, term, membership).
   ServerStatus admin_status(StatsReset reset, bool lists = true);
+  // For the Prometheus page (prometheus_metrics.h): status() with the consensus figures and the
+  // latency distributions.
+  MetricsStatus metrics_status() const;
   // For the admin snapshot command: whether `ids` have every bit of `perm` on `path` (as
   // Commands.handleAuthorization checks, one bit at a time; false if the node does not exist),
   // and the state with its last zxid.

@@ -4,6 +4,7 @@
 #include "server/request_pipeline.h"
 
 #include "jute/errors.h"
+#include "server/prometheus_metrics.h"
 #include "tree/acl.h"
 
 namespace zkraft::server {
@@ -28,6 +29,18 @@ ServerStatus RequestPipeline::admin_status(StatsReset reset, bool lists) {
   st.voters = std::move(m.voters);
   st.learners = std::move(m.learners);
   return st;
+}
+
+MetricsStatus RequestPipeline::metrics_status() const {
+  MetricsStatus m;
+  m.server = status();
+  m.replication = log_.replication_status();
+  m.consensus = log_.consensus_figures();
+  m.pending_syncs = static_cast<int64_t>(writes_.pending_syncs());
+  m.connections_rejected = stats_.connections_rejected;
+  m.read_latency_ms = stats_.read_latency_ms;
+  m.update_latency_ms = stats_.update_latency_ms;
+  return m;
 }
 
 bool RequestPipeline::admin_allowed(const std::vector<jute::Id>& ids, int32_t perm,

@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
+
+#include "consensus/log_buckets.h"
 
 namespace zkraft::server {
 
@@ -30,6 +33,22 @@ struct LatencyStats {
   void reset() { *this = LatencyStats{}; }
 };
 
+// Observations bucketed as consensus/log_buckets.h, with their count and sum: what a Prometheus
+// summary or histogram is rendered from (prometheus_metrics.h). Never reset (ZooKeeper's
+// Prometheus provider cannot reset either), so the count only grows.
+struct BucketCounts {
+  std::vector<uint64_t> buckets;  // kLogBucketCount once anything is recorded
+  uint64_t count = 0;
+  uint64_t sum = 0;
+
+  void record(uint64_t v) {
+    if (buckets.empty()) buckets.resize(consensus::kLogBucketCount);
+    ++buckets[consensus::log_bucket(v)];
+    ++count;
+    sum += v;
+  }
+};
+
 struct ConnectionStats {
   LatencyStats latency;
   int64_t established_ms = 0;
@@ -47,6 +66,9 @@ struct ServerStats {
   uint64_t connections_rejected = 0;
   uint64_t slow_requests = 0;  // logged by the slow-request log
   std::string last_slow_request;  // its latest line
+  // ZooKeeper's readlatency / updatelatency (ms): requests without / with a transaction.
+  BucketCounts read_latency_ms;
+  BucketCounts update_latency_ms;
 };
 
 }  // namespace zkraft::server

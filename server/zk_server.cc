@@ -69,6 +69,7 @@ bool ZkServer::start() {
     exit_code_ = 4;
     return false;
   }
+  if (!start_metrics()) return false;
   tick();
   return true;
 }
@@ -118,6 +119,39 @@ bool ZkServer::start_admin() {
   return true;
 }
 
+bool ZkServer::start_metrics() {
+  if (config_.metrics_provider.empty()) return true;
+  if (config_.metrics_provider != kPrometheusProviderClass) {
+    spdlog::warn("metricsProvider.className {}: zkraft has only {}; no metrics are served",
+                 config_.metrics_provider, kPrometheusProviderClass);
+    return true;
+  }
+  if (config_.metrics_port == 0) return true;
+  AdminServer::Options o;
+  o.address = config_.metrics_host;
+  o.port = static_cast<uint16_t>(config_.metrics_port);
+  metrics_ = std::make_unique<AdminServer>(
+      [this](const AdminRequest& r) {
+        return handle_metrics_request(
+            r,
+            [this] {
+              return on_state_thread<MetricsStatus>([this] { return pipeline_->metrics_status(); });
+            },
+            exporter_, clock_.monotonic_ms());
+      },
+      o);
+  std::string error;
+  if (!metrics_->start(&error)) {
+    metrics_.reset();
+    spdlog::error("Cannot start /metrics server: {}", error);
+    return false;
+  }
+  spdlog::info("Starting /metrics HTTP endpoint at host: {}, port: {}, exportJvmInfo: {} (there "
+               "is no JVM: no jvm_* metrics either way)",
+               config_.metrics_host, metrics_->port(), config_.metrics_export_jvm_info);
+  return true;
+}
+
 template <class T>
 std::optional<T> ZkServer::on_state_thread(std::function<T()> fn) {
   // Only the posted handler owns the promise: after a timeout it may still answer, into a
@@ -155,10 +189,9 @@ void ZkServer::stop() {
   if (stopped_) return;
   stopped_ = true;
   systemd_notify("STOPPING=1");
-  if (admin_) {
-    admin_stopping_ = true;  // a request waiting for this (state) thread gives up at once
-    admin_->stop();
-  }
+  admin_stopping_ = true;  // a request waiting for this (state) thread gives up at once
+  if (admin_) admin_->stop();
+  if (metrics_) metrics_->stop();
   tick_timer_.cancel();
   pipeline_->close_all_clients();
   log_->stop();

@@ -26,6 +26,7 @@
 #include <string>
 
 #include "server/admin_server.h"
+#include "server/prometheus_metrics.h"
 #include "server/clock.h"
 #include "server/config.h"
 #include "server/network_pool.h"
@@ -49,6 +50,7 @@ class ZkServer {
   int exit_code() const { return exit_code_; }
   uint16_t client_port() const { return network_.port(); }
   uint16_t admin_port() const { return admin_ ? admin_->port() : 0; }
+  uint16_t metrics_port() const { return metrics_ ? metrics_->port() : 0; }
   int network_threads() const { return network_.threads(); }
 
  private:
@@ -56,6 +58,9 @@ class ZkServer {
   // Tells systemd (if it started us) when serving starts or stops: READY=1 the first time.
   void report_serving_mode();
   bool start_admin();
+  // The Prometheus page, a second AdminServer with its own thread (metricsProvider.*). False
+  // when its port cannot be bound (fatal, as ZooKeeper's "Cannot boot MetricsProvider").
+  bool start_metrics();
   // For the admin thread: runs fn on the state thread and waits for its result, at most
   // kAdminFetchTimeoutMs (nullopt after that, or once the server stops).
   template <class T>
@@ -80,6 +85,8 @@ class ZkServer {
   AdminContext admin_context_;  // used only on the admin thread
   int64_t trace_mask_ = 306;    // ZooTrace's default text trace mask; admin thread only
   int64_t last_snapshot_ms_ = -1;  // the admin snapshot's rate limit; admin thread only
+  std::unique_ptr<AdminServer> metrics_;
+  PrometheusExporter exporter_;   // the metrics thread only
 };
 
 }  // namespace zkraft::server

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -81,6 +82,31 @@ TEST(GroupCommit, ConcurrentSubmittersShareFsyncsAndKeepOrder) {
   std::vector<Entry> got;
   ASSERT_TRUE(st->entries(1, total + 1, UINT64_MAX, &got).is_ok());
   for (int i = 0; i < total; ++i) EXPECT_EQ(got[i], make_entry(i + 1, 1));
+}
+
+// The fsync histogram behind zkraft_fsync_duration_seconds and fsynctime: one count per fsync, in
+// the bucket of its microseconds, which add up to the total within the buckets' width.
+TEST(GroupCommit, FsyncBucketsCountEveryFsync) {
+  TempDir tmp;
+  GroupCommitLog log(open_ok(tmp.path()));
+  log.start();
+  for (Index i = 1; i <= 5; ++i) {
+    std::promise<void> done;
+    log.submit({make_entry(i, 1)}, std::nullopt, [&done](Status) { done.set_value(); });
+    done.get_future().wait();  // one group, one fsync each
+  }
+  log.stop();
+  GroupCommitStats stats = log.stats();
+  ASSERT_EQ(stats.fsync_micros_buckets.size(), kLogBucketCount);
+  uint64_t counted = 0, lowest = 0;
+  for (size_t i = 0; i < kLogBucketCount; ++i) {
+    counted += stats.fsync_micros_buckets[i];
+    lowest += stats.fsync_micros_buckets[i] * log_bucket_lower(i);
+  }
+  EXPECT_EQ(stats.fsyncs, 5u);
+  EXPECT_EQ(counted, stats.fsyncs);
+  EXPECT_LE(lowest, stats.fsync_micros_total);
+  EXPECT_GT(stats.fsync_micros_buckets[log_bucket(stats.fsync_micros_max)], 0u);
 }
 
 TEST(GroupCommit, OverlappingSubmissionsInOneGroupReplaceTheSuffix) {

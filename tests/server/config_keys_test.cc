@@ -68,6 +68,14 @@ const std::map<std::string, Sample>& samples() {
       {"admin_enabled", {"false", [](const Config& c) { return !c.admin_enabled && c.admin_port == 0; }}},
       {"admin_command_url", {"/cmd", [](const Config& c) { return c.admin_command_url == "/cmd"; }}},
       {"admin_idle_timeout_ms", {"1234", [](const Config& c) { return c.admin_idle_timeout_ms == 1234; }}},
+      {"metrics_provider",
+       {"org.apache.zookeeper.metrics.prometheus.PrometheusMetricsProvider", [](const Config& c) {
+          return c.metrics_provider ==
+                 "org.apache.zookeeper.metrics.prometheus.PrometheusMetricsProvider";
+        }}},
+      {"metrics_host", {"192.0.2.9", [](const Config& c) { return c.metrics_host == "192.0.2.9"; }}},
+      {"metrics_port", {"7001", [](const Config& c) { return c.metrics_port == 7001; }}},
+      {"metrics_export_jvm_info", {"false", [](const Config& c) { return !c.metrics_export_jvm_info; }}},
       {"fsync", {"false", [](const Config& c) { return !c.fsync; }}},
       {"fsync_warning_threshold_ms", {"50", [](const Config& c) { return c.fsync_warning_threshold_ms == 50; }}},
       {"log_level", {"debug", [](const Config& c) { return c.log_level == "debug"; }}},
