@@ -77,7 +77,7 @@ class AdminCommandsTest : public ::testing::Test {
 
   AdminReply get(const std::string& target, const std::string& method = "GET",
                  std::optional<std::string> auth = std::nullopt) {
-    return handle_admin_request(AdminRequest{method, target, std::move(auth), "10.0.0.9"}, context);
+    return handle_admin_request(AdminRequest{method, target, std::move(auth), "192.0.2.9"}, context);
   }
   Json json(const std::string& target) {
     AdminReply r = get(target);
@@ -291,8 +291,8 @@ TEST_F(AdminCommandsTest, StandaloneLeaderAndZabstateAreZooKeepersStandaloneAnsw
 
 TEST_F(AdminCommandsTest, EnsembleLeaderZabstateAndVotingViewShowRaft) {
   config.server_id = 2;
-  config.servers = {PeerConfig{1, "10.0.0.1", 2888, 3888, PeerRole::kParticipant, "10.0.0.1", 2181},
-                    PeerConfig{2, "10.0.0.2", 2888, 3888, PeerRole::kParticipant, "", 2181}};
+  config.servers = {PeerConfig{1, "192.0.2.1", 2888, 3888, PeerRole::kParticipant, "192.0.2.1", 2181},
+                    PeerConfig{2, "192.0.2.2", 2888, 3888, PeerRole::kParticipant, "", 2181}};
   status.mode = "follower";
   status.server_id = 2;
   status.leader_id = 1;
@@ -300,12 +300,12 @@ TEST_F(AdminCommandsTest, EnsembleLeaderZabstateAndVotingViewShowRaft) {
   status.last_zxid = (int64_t{4} << 32) | 9;
   status.voters = {1, 2};
   Json leader = json("/commands/leader");
-  EXPECT_EQ(leader, (Json{{"is_leader", false}, {"leader_id", 1}, {"leader_ip", "10.0.0.1"},
+  EXPECT_EQ(leader, (Json{{"is_leader", false}, {"leader_id", 1}, {"leader_ip", "192.0.2.1"},
                           {"command", "leader"}, {"error", nullptr}}));
   Json z = json("/commands/zabstate");
   EXPECT_EQ(z["myid"], 2);
-  EXPECT_EQ(z["quorum_address"], "10.0.0.2:2888");
-  EXPECT_EQ(z["election_address"], "10.0.0.2:3888");
+  EXPECT_EQ(z["quorum_address"], "192.0.2.2:2888");
+  EXPECT_EQ(z["election_address"], "192.0.2.2:3888");
   EXPECT_EQ(z["client_address"], "0.0.0.0:2181");
   EXPECT_EQ(z["voting"], true);
   EXPECT_EQ(z["last_zxid"], "0x400000009");
@@ -315,9 +315,9 @@ TEST_F(AdminCommandsTest, EnsembleLeaderZabstateAndVotingViewShowRaft) {
   EXPECT_EQ(z["raft"]["term"], 4);
   Json view = json("/commands/voting_view")["current_config"];
   ASSERT_EQ(view.size(), 2u);
-  EXPECT_EQ(view["1"], (Json{{"server_addresses", {"10.0.0.1:2888"}},
-                             {"election_addresses", {"10.0.0.1:3888"}},
-                             {"client_address", "10.0.0.1:2181"},
+  EXPECT_EQ(view["1"], (Json{{"server_addresses", {"192.0.2.1:2888"}},
+                             {"election_addresses", {"192.0.2.1:3888"}},
+                             {"client_address", "192.0.2.1:2181"},
                              {"learner_type", "participant"}}));
   status.leader_id = 0;
   EXPECT_EQ(json("/commands/zabstate")["zabstate"], "election");
@@ -403,7 +403,7 @@ TEST_F(AdminCommandsTest, SnapshotWithCredentialsStreamsTheStateWithItsZxid) {
   using Headers = std::vector<std::pair<std::string, std::string>>;
   EXPECT_EQ(r.headers, (Headers{{"last_zxid", "0x100000002"}, {"snapshot_size", "14"}}));
   AdminReply meta = get("/commands/snapshot?streaming=FALSE", "GET", "ip");
-  EXPECT_EQ(authorized_ids, (std::vector<jute::Id>{{"ip", "10.0.0.9"}}));
+  EXPECT_EQ(authorized_ids, (std::vector<jute::Id>{{"ip", "192.0.2.9"}}));
   EXPECT_EQ(meta.status, 200);
   EXPECT_EQ(Json::parse(meta.body), (Json{{"command", "snapshot"}, {"error", nullptr}}));
   EXPECT_EQ(meta.headers, (Headers{{"last_zxid", "0x100000002"}, {"snapshot_size", "14"}}));

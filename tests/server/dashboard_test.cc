@@ -64,7 +64,7 @@ class DashboardTest : public ::testing::Test {
     };
   }
   AdminReply get(const std::string& target, const std::string& method = "GET") {
-    return handle_admin_port_request(AdminRequest{method, target, std::nullopt, "10.0.0.9"}, context);
+    return handle_admin_port_request(AdminRequest{method, target, std::nullopt, "192.0.2.9"}, context);
   }
 
   Config config;
@@ -125,7 +125,7 @@ TEST_F(DashboardTest, TheAssetsAskNothingOfAnotherOrigin) {
 TEST_F(DashboardTest, ZooKeeperPathsAreAnsweredAsBefore) {
   for (const std::string target : {"/commands", "/commands/ruok", "/commands/stat", "/health",
                                    "/ready", "/commandsX", "/nope", "/dashboard/other"}) {
-    AdminReply want = handle_admin_request(AdminRequest{"GET", target, std::nullopt, "10.0.0.9"}, context);
+    AdminReply want = handle_admin_request(AdminRequest{"GET", target, std::nullopt, "192.0.2.9"}, context);
     AdminReply got = get(target);
     EXPECT_EQ(got.status, want.status) << target;
     EXPECT_EQ(got.content_type, want.content_type) << target;

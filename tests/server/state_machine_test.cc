@@ -347,7 +347,7 @@ class ReconfigOrder : public ::testing::Test {
  protected:
   static constexpr int64_t kSession = 5;
   static std::string spec(int64_t id, int32_t base, bool client = true,
-                          const std::string& host = "10.0.0.1") {
+                          const std::string& host = "192.0.2.1") {
     std::string s = "server." + std::to_string(id) + "=" + host + ":" + std::to_string(base) + ":" +
                     std::to_string(base + 1);
     if (client) s += ";" + host + ":" + std::to_string(base + 2);
@@ -408,7 +408,7 @@ TEST_F(ReconfigOrder, WithoutWritePermissionBadMembersAreBadArguments) {
   EXPECT_EQ(reconfig(sm, "server.4=127.0.0.1:2040", "", ""), err::kBadArguments);  // one port
   EXPECT_EQ(reconfig(sm, spec(4, 2040, false), "", ""), err::kBadArguments);      // no client port
   EXPECT_EQ(reconfig(sm, spec(4, 2010), "", ""), err::kBadArguments);  // server 1's addresses
-  EXPECT_EQ(reconfig(sm, "server.4=10.0.0.2:2010:2011;10.0.0.1:2012", "", ""), err::kBadArguments);
+  EXPECT_EQ(reconfig(sm, "server.4=192.0.2.2:2010:2011;192.0.2.1:2012", "", ""), err::kBadArguments);
   EXPECT_EQ(reconfig(sm, "", "", "nonsense"), err::kBadArguments);
   // Long.parseLong's exception is a MarshallingError in ZooKeeper.
   EXPECT_EQ(reconfig(sm, "", "two", ""), err::kMarshallingError);
@@ -499,7 +499,7 @@ TEST_F(ReconfigOrder, ANewConfigWithoutASyncedMajorityIsNewConfigNoQuorumBeforeN
   EXPECT_EQ(stamped(spec(4, 2040) + "," + spec(5, 2050), "", "", {1, 2, 3}), err::kNoAuth);
   EXPECT_EQ(stamped(spec(4, 2040), "", "", {1, 2}), err::kNewConfigNoQuorum);  // 2 of 4
   // Observers do not vote: only voters count on either side.
-  EXPECT_EQ(stamped("server.4=10.0.0.1:2040:2041:observer;10.0.0.1:2042", "", "", {1, 2}), err::kNoAuth);
+  EXPECT_EQ(stamped("server.4=192.0.2.1:2040:2041:observer;192.0.2.1:2042", "", "", {1, 2}), err::kNoAuth);
   // Earlier checks first.
   EXPECT_EQ(stamped("", "2,3", "", {1}), err::kBadArguments);  // one voter left
   EXPECT_EQ(stamped("garbage", "", "", {1}), err::kBadArguments);
