@@ -58,7 +58,8 @@ RaftCore::RaftCore(const RaftConfig& config, RecoveredState rec, RandomSource ra
   applied_ = std::max(rec.applied, rec.snapshot.index);
   applied_ = std::min(applied_, commit_);
   snapshot_meta_ = rec.snapshot;
-  snapshot_data_ = std::move(rec.snapshot_data);
+  snapshot_data_ = std::make_shared<const std::string>(std::move(rec.snapshot_data));
+  snapshot_size_ = snapshot_data_->size();
   base_membership_ = rec.snapshot.index > 0 ? rec.snapshot.membership : cfg_.initial_membership;
   refresh_membership();
   prev_hard_state_ = hard_state();
@@ -441,6 +442,11 @@ void RaftCore::step_candidate(const Message& m) {
 // ---------------------------------------------------------------- snapshots / compaction
 
 SnapshotMeta RaftCore::snapshot_taken(Index index, std::string data) {
+  return snapshot_taken(index, std::make_shared<const std::string>(std::move(data)));
+}
+
+SnapshotMeta RaftCore::snapshot_taken(Index index, SnapshotBytes data) {
+  ZKRAFT_INVARIANT(data != nullptr, "a snapshot has bytes");
   // Not applied yet, not newer, or already behind the log's start (a snapshot from the leader
   // replaced the log meanwhile): this snapshot is of no use; keep the current one.
   if (index > applied_ || index < log_.offset() || index <= snapshot_meta_.index) {
@@ -452,7 +458,32 @@ SnapshotMeta RaftCore::snapshot_taken(Index index, std::string data) {
   meta.membership = membership_through(index);
   snapshot_meta_ = meta;
   snapshot_data_ = std::move(data);
+  snapshot_size_ = snapshot_data_->size();
+  snapshot_bytes_wanted_ = false;
   return meta;
+}
+
+bool RaftCore::drop_snapshot_bytes() {
+  if (!snapshot_data_) return true;
+  if (role_ == Role::kLeader) {
+    for (const auto& [id, pr] : progress_) {
+      if (id != id_ && pr.state == ProgressState::kSnapshot) return false;
+    }
+  }
+  snapshot_data_.reset();
+  return true;
+}
+
+void RaftCore::snapshot_bytes_loaded(const SnapshotMeta& meta, SnapshotBytes data) {
+  if (snapshot_data_ || !data || !(meta == snapshot_meta_) || data->size() != snapshot_size_) return;
+  snapshot_data_ = std::move(data);
+  snapshot_bytes_wanted_ = false;
+  if (role_ != Role::kLeader) return;
+  for (auto& [id, pr] : progress_) {
+    if (id != id_ && pr.state == ProgressState::kSnapshot && pr.pending_snapshot == snapshot_meta_.index) {
+      send_snapshot_chunk(id);
+    }
+  }
 }
 
 void RaftCore::compact(Index through) {
@@ -531,10 +562,13 @@ void RaftCore::advance(const Ready& rd) {
   ready_outstanding_ = false;
   if (rd.snapshot) {
     snapshot_meta_ = *rd.snapshot;
+    ZKRAFT_INVARIANT(rd.snapshot_data != nullptr, "an installed snapshot has bytes");
     snapshot_data_ = rd.snapshot_data;
+    snapshot_size_ = snapshot_data_->size();
+    snapshot_bytes_wanted_ = false;
     if (pending_snapshot_ && pending_snapshot_->index == rd.snapshot->index) {
       pending_snapshot_.reset();
-      pending_snapshot_data_.clear();
+      pending_snapshot_data_.reset();
       snapshot_unpersisted_ = false;
     }
   }

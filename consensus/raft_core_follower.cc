@@ -120,7 +120,7 @@ void RaftCore::handle_snapshot_chunk(const Message& m) {
     base_membership_ = meta.membership;
     refresh_membership();
     pending_snapshot_ = meta;
-    pending_snapshot_data_ = std::move(incoming_snapshot_data_);
+    pending_snapshot_data_ = std::make_shared<const std::string>(std::move(incoming_snapshot_data_));
     snapshot_unpersisted_ = true;
   }
   incoming_snapshot_.reset();

@@ -33,7 +33,7 @@ void RaftCore::step_leader(const Message& m) {
       if (pr.state == ProgressState::kSnapshot && pr.pending_snapshot == snapshot_meta_.index) {
         // The follower's latest answer is the truth about what it holds (it may have restarted).
         pr.snapshot_acked_offset = m.index;
-        if (m.index < snapshot_data_.size()) send_snapshot_chunk(m.from);
+        if (m.index < snapshot_size_) send_snapshot_chunk(m.from);
       }
       break;
     default:
@@ -231,8 +231,13 @@ bool RaftCore::send_append(NodeId to, bool send_if_empty) {
 
 void RaftCore::send_snapshot_chunk(NodeId to) {
   Progress& pr = progress_.at(to);
-  const uint64_t offset = std::min<uint64_t>(pr.snapshot_acked_offset, snapshot_data_.size());
-  const size_t len = std::min<size_t>(cfg_.max_snapshot_chunk_bytes, snapshot_data_.size() - offset);
+  if (!snapshot_data_) {  // on disk only: the driver loads it, then snapshot_bytes_loaded resends
+    snapshot_bytes_wanted_ = true;
+    return;
+  }
+  const std::string& data = *snapshot_data_;
+  const uint64_t offset = std::min<uint64_t>(pr.snapshot_acked_offset, data.size());
+  const size_t len = std::min<size_t>(cfg_.max_snapshot_chunk_bytes, data.size() - offset);
   Message m;
   m.type = MessageType::kSnapshot;
   m.to = to;
@@ -240,8 +245,8 @@ void RaftCore::send_snapshot_chunk(NodeId to) {
   m.commit = commit_;
   m.snapshot = snapshot_meta_;
   m.snapshot_offset = offset;
-  m.snapshot_chunk = snapshot_data_.substr(offset, len);
-  m.snapshot_done = offset + len == snapshot_data_.size();
+  m.snapshot_chunk = data.substr(offset, len);
+  m.snapshot_done = offset + len == data.size();
   send(std::move(m));
 }
 
