@@ -226,7 +226,7 @@ const ConfigKey kKeys[] = {
      .sysprop = "zookeeper.client.certReload", .type = KeyType::kBool,
      .doc = "Reload the key and trust stores when their files change; a bad file keeps the old.",
      .field = &Config::client_cert_reload},
-    {.yaml = "x509_super_user", .zoo = "X509AuthenticationProvider.superUser",
+    {.yaml = "tls_super_user", .zoo = "X509AuthenticationProvider.superUser",
      .sysprop = "zookeeper.X509AuthenticationProvider.superUser", .type = KeyType::kString,
      .doc = "A client certificate subject (RFC 2253) that bypasses ACLs; empty = none.",
      .field = &Config::x509_super_user},
