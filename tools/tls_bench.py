@@ -114,14 +114,17 @@ def connection_rate(d, port, tls, seconds, pid, resume=False):
         c = Client(d, port, tls)
         session = c.sock.session
         c.close()
-    n = 0
+    n = reused = 0
     cpu0 = cpu_seconds(pid)
     t0 = time.monotonic()
     while time.monotonic() - t0 < seconds:
         c = Client(d, port, tls, session=session)
+        reused += bool(tls and c.sock.session_reused)
         c.close()
         n += 1
     elapsed = time.monotonic() - t0
+    if resume and reused != n:
+        print("  (only %d of %d handshakes resumed the session)" % (reused, n))
     return n / elapsed, (cpu_seconds(pid) - cpu0) / n * 1e6
 
 
