@@ -127,6 +127,19 @@ struct Config {
   // A connection that has sent no ConnectRequest (nor a four-letter word) this long after it was
   // accepted is closed (zookeeper.nio.sessionlessCnxnTimeout): slowloris.
   int32_t sessionless_timeout_ms = 10000;
+  // Peer TLS (sslQuorum): mutual TLS between servers with the ssl.quorum.* stores; ZooKeeper's
+  // names and defaults (hostname verification on: a peer's certificate must name its host).
+  bool ssl_quorum = false;
+  std::string ssl_quorum_keystore_location;
+  std::string ssl_quorum_keystore_password;
+  std::string ssl_quorum_keystore_type;
+  std::string ssl_quorum_truststore_location;
+  std::string ssl_quorum_truststore_password;
+  std::string ssl_quorum_truststore_type;
+  std::string ssl_quorum_protocol = "TLSv1.3";
+  std::string ssl_quorum_enabled_protocols;
+  std::string ssl_quorum_ciphersuites;
+  bool ssl_quorum_hostname_verification = true;
 
   std::vector<PeerConfig> servers;      // empty (or just this server) = standalone
 

@@ -162,8 +162,10 @@ std::string der_hex(const ASN1_STRING* s) {
 
 }  // namespace
 
-std::shared_ptr<asio::ssl::context> build_server_tls_context(const TlsOptions& o, std::string* error) {
-  auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
+std::shared_ptr<asio::ssl::context> build_server_tls_context(const TlsOptions& o, std::string* error,
+                                                             bool both_roles) {
+  auto ctx = std::make_shared<asio::ssl::context>(both_roles ? asio::ssl::context::tls
+                                                             : asio::ssl::context::tls_server);
   SSL_CTX* c = ctx->native_handle();
   SSL_CTX_set_options(c, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   SSL_CTX_set_min_proto_version(c, o.min_version);

@@ -24,8 +24,10 @@ namespace zkraft::server {
 // Builds an SSL context for the server side: loads the key store (PEM: certificate chain and
 // private key in one file, the key optionally encrypted with the password; PKCS12), the trust
 // store, sets client verification, versions and ciphers. Null + one line in *error on failure.
+// `both_roles`: one context that also dials (the peer transport), else accept only.
 std::shared_ptr<boost::asio::ssl::context> build_server_tls_context(const TlsOptions& options,
-                                                                    std::string* error);
+                                                                    std::string* error,
+                                                                    bool both_roles = false);
 
 // The subject of a certificate as Java's X500Principal.getName() spells it (RFC 2253): RDNs
 // last-first, "," between them, "+" inside a multi-valued one, the keywords CN C L ST STREET O OU

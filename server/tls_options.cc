@@ -184,4 +184,26 @@ bool tls_options_from_config(const Config& cfg, TlsOptions* out, std::string* er
   return true;
 }
 
+bool quorum_tls_options_from_config(const Config& cfg, TlsOptions* out, std::string* error) {
+  // The quorum keys mean what the client keys mean: read them through the same rules, then name
+  // the quorum key in any message.
+  Config q = cfg;
+  q.ssl_keystore_location = cfg.ssl_quorum_keystore_location;
+  q.ssl_keystore_password = cfg.ssl_quorum_keystore_password;
+  q.ssl_keystore_type = cfg.ssl_quorum_keystore_type;
+  q.ssl_truststore_location = cfg.ssl_quorum_truststore_location;
+  q.ssl_truststore_password = cfg.ssl_quorum_truststore_password;
+  q.ssl_truststore_type = cfg.ssl_quorum_truststore_type;
+  q.ssl_client_auth = "need";
+  q.ssl_protocol = cfg.ssl_quorum_protocol;
+  q.ssl_enabled_protocols = cfg.ssl_quorum_enabled_protocols;
+  q.ssl_ciphersuites = cfg.ssl_quorum_ciphersuites;
+  q.ssl_hostname_verification = cfg.ssl_quorum_hostname_verification;
+  if (tls_options_from_config(q, out, error)) return true;
+  if (error) {
+    for (size_t at = 0; (at = error->find("ssl.", at)) != std::string::npos; at += 11) error->insert(at + 4, "quorum.");
+  }
+  return false;
+}
+
 }  // namespace zkraft::server

@@ -52,6 +52,9 @@ bool client_tls_wanted(const Config& cfg);
 // unusable: a JKS store (with the keytool command that converts it), an unknown store type or
 // protocol, a protocol below TLS 1.2, an unknown clientAuth.
 bool tls_options_from_config(const Config& cfg, TlsOptions* out, std::string* error);
+// The same for the ssl.quorum.* keys (sslQuorum); client_auth is always need: both servers show
+// certificates.
+bool quorum_tls_options_from_config(const Config& cfg, TlsOptions* out, std::string* error);
 
 // ZooKeeper's store type rule (KeyStoreFileType.fromPropertyValueOrFileName): the type key if
 // given (case-insensitive JKS, PEM, PKCS12, BCFKS), else the file name's extension (.jks, .pem,

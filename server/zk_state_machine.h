@@ -37,7 +37,7 @@ struct StateMachineOptions {
   bool digest_enabled = true;           // zookeeper.digest.enabled: false records digest 0
   // ACL schemes besides world/auth/digest/ip (x509 when clients use TLS, as ZooKeeper registers
   // its X509AuthenticationProvider then).
-  std::vector<std::string> extra_schemes;
+  std::vector<std::string> extra_schemes = {};
 };
 
 // One entry of the digest history that `hash` prints.

@@ -468,6 +468,51 @@ class TargetOnly(unittest.TestCase):
         finally:
             srv.close()
 
+    def test_ssl_quorum_ensemble_refuses_a_rogue_peer(self):
+        from ensemble import Ensemble
+        p = pki()
+        cfg = {"sslQuorum": "true",
+               "ssl.quorum.keyStore.location": p.path("server.p12"),
+               "ssl.quorum.keyStore.password": P12_PASSWORD,
+               "ssl.quorum.trustStore.location": p.path("ca.pem")}
+        with Ensemble(3, kind=self.kind(), name="tls-quorum", extra_cfg=cfg) as ens:
+            zk = KazooClient(hosts=ens.hosts, timeout=10)
+            zk.start(timeout=30)
+            try:
+                zk.create("/over-tls-peers", b"v1")
+                leader = ens.leader()
+                before = [ens.mode(m) for m in ens.members]
+                target = ens.members[0]
+                peer_port = int(target.extra_cfg["server.1"].split(":")[1])
+                # A process without the ensemble's certificate: a plain hello claiming to be
+                # server 2, and a TLS client with a certificate from another CA.
+                with socket.create_connection(("127.0.0.1", peer_port), timeout=5) as raw:
+                    raw.sendall(b"ZKRT\x01\x01" + b"\x00" * 64)
+                    raw.settimeout(5)
+                    try:
+                        self.assertEqual(raw.recv(100), b"")
+                    except ConnectionResetError:
+                        pass
+                with self.assertRaises((ssl.SSLError, ConnectionError)):
+                    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+                    ctx.check_hostname = False
+                    ctx.verify_mode = ssl.CERT_NONE
+                    ctx.load_cert_chain(p.path("rogue.crt"), p.path("rogue.key"))
+                    with socket.create_connection(("127.0.0.1", peer_port), timeout=5) as raw:
+                        with ctx.wrap_socket(raw) as s:
+                            s.sendall(b"ZKRT")
+                            if s.recv(100) == b"":
+                                raise ConnectionError("closed")
+                self.assertTrue(harness.wait_until(
+                    lambda: target.log_tail(200).count("TLS handshake failed") >= 2, 5), target.log_tail(30))
+                self.assertEqual(ens.leader(), leader)
+                self.assertEqual([ens.mode(m) for m in ens.members], before)
+                zk.set("/over-tls-peers", b"v2")
+                self.assertEqual(zk.get("/over-tls-peers")[0], b"v2")
+            finally:
+                zk.stop()
+                zk.close()
+
     @staticmethod
     def kind():
         return harness.target_kind()

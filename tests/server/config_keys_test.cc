@@ -114,6 +114,17 @@ const std::map<std::string, Sample>& samples() {
       {"client_cert_reload", {"true", [](const Config& c) { return c.client_cert_reload; }}},
       {"tls_super_user", {"CN=admin", [](const Config& c) { return c.x509_super_user == "CN=admin"; }}},
       {"sessionless_timeout_ms", {"7000", [](const Config& c) { return c.sessionless_timeout_ms == 7000; }}},
+      {"ssl_quorum", {"true", [](const Config& c) { return c.ssl_quorum; }}},
+      {"ssl_quorum_keystore_location", {"/q.p12", [](const Config& c) { return c.ssl_quorum_keystore_location == "/q.p12"; }}},
+      {"ssl_quorum_keystore_password", {"qp1", [](const Config& c) { return c.ssl_quorum_keystore_password == "qp1"; }}},
+      {"ssl_quorum_keystore_type", {"PKCS12", [](const Config& c) { return c.ssl_quorum_keystore_type == "PKCS12"; }}},
+      {"ssl_quorum_truststore_location", {"/qca.pem", [](const Config& c) { return c.ssl_quorum_truststore_location == "/qca.pem"; }}},
+      {"ssl_quorum_truststore_password", {"qp2", [](const Config& c) { return c.ssl_quorum_truststore_password == "qp2"; }}},
+      {"ssl_quorum_truststore_type", {"PEM", [](const Config& c) { return c.ssl_quorum_truststore_type == "PEM"; }}},
+      {"ssl_quorum_protocol", {"TLSv1.2", [](const Config& c) { return c.ssl_quorum_protocol == "TLSv1.2"; }}},
+      {"ssl_quorum_enabled_protocols", {"TLSv1.2", [](const Config& c) { return c.ssl_quorum_enabled_protocols == "TLSv1.2"; }}},
+      {"ssl_quorum_ciphersuites", {"TLS_AES_256_GCM_SHA384", [](const Config& c) { return c.ssl_quorum_ciphersuites == "TLS_AES_256_GCM_SHA384"; }}},
+      {"ssl_quorum_hostname_verification", {"false", [](const Config& c) { return !c.ssl_quorum_hostname_verification; }}},
   };
   return kSamples;
 }
