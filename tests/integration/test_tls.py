@@ -408,18 +408,18 @@ class TargetOnly(unittest.TestCase):
     def test_stalled_handshakes_are_closed_and_block_nobody(self):
         p = pki()
         cfg = store_cfg(p)
-        cfg["ssl.handshakeDetectionTimeoutMillis"] = "1000"
-        cfg["nio.sessionlessCnxnTimeout"] = "2000"
+        cfg["ssl.handshakeDetectionTimeoutMillis"] = "3000"
+        cfg["nio.sessionlessCnxnTimeout"] = "4000"
         with TlsServer(self.kind(), "tls-slowloris", cfg) as srv:
             stalled = []
             for i in range(30):
-                s = socket.create_connection(("127.0.0.1", srv.secure_port), timeout=8)
+                s = socket.create_connection(("127.0.0.1", srv.secure_port), timeout=10)
                 if i % 3 == 0:
                     s.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")  # a ClientHello that stops
                 stalled.append(s)
             plain = []
             for i in range(8):
-                s = socket.create_connection(("127.0.0.1", srv.port), timeout=8)
+                s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
                 if i % 2 == 0:
                     s.sendall(b"\x00\x00\x00\x2c\x00\x00")  # half a ConnectRequest
                 plain.append(s)
@@ -427,13 +427,15 @@ class TargetOnly(unittest.TestCase):
             self.assertTrue(harness.wait_until(
                 lambda: int(srv.mntr().get("zk_outstanding_tls_handshake", "0")) >= 30, 3),
                 srv.mntr().get("zk_outstanding_tls_handshake"))
-            # Meanwhile an honest client gets in at once.
+            # Meanwhile an honest client gets in, while the 30 are still stalled: nobody waits
+            # for them.
             zk = kazoo_tls(srv.secure_port, "kazoo")
             zk.start(timeout=5)
             zk.create("/honest", b"ok")
             zk.stop()
             zk.close()
-            self.assertLess(time.monotonic() - started, 3.0)
+            self.assertGreaterEqual(int(srv.mntr().get("zk_outstanding_tls_handshake", "0")), 30,
+                                    "the stalled handshakes were gone before the honest client got in")
 
             def closed_by_server(s):
                 try:
@@ -445,11 +447,10 @@ class TargetOnly(unittest.TestCase):
 
             for s in stalled:
                 self.assertTrue(closed_by_server(s), "a stalled TLS handshake was left open")
-            tls_done = time.monotonic() - started
-            self.assertLess(tls_done, 4.0)
+            self.assertLess(time.monotonic() - started, 7.0)
             for s in plain:
                 self.assertTrue(closed_by_server(s), "a connection without a ConnectRequest was left open")
-            self.assertLess(time.monotonic() - started, 6.0)
+            self.assertLess(time.monotonic() - started, 9.0)
             for s in stalled + plain:
                 s.close()
             m = srv.mntr()
@@ -475,6 +476,8 @@ class TargetOnly(unittest.TestCase):
                "ssl.quorum.keyStore.location": p.path("server.p12"),
                "ssl.quorum.keyStore.password": P12_PASSWORD,
                "ssl.quorum.trustStore.location": p.path("ca.pem")}
+        cfg.update(store_cfg(p, keystore="server.pem", keystore_password=None))
+        cfg["client.portUnification"] = "true"  # one client port per member takes TLS too
         with Ensemble(3, kind=self.kind(), name="tls-quorum", extra_cfg=cfg) as ens:
             zk = KazooClient(hosts=ens.hosts, timeout=10)
             zk.start(timeout=30)
@@ -509,6 +512,24 @@ class TargetOnly(unittest.TestCase):
                 self.assertEqual([ens.mode(m) for m in ens.members], before)
                 zk.set("/over-tls-peers", b"v2")
                 self.assertEqual(zk.get("/over-tls-peers")[0], b"v2")
+                # A write through a follower carries the x509 id to the leader (Txn::auth): the
+                # ACL check where it is applied sees the certificate's subject.
+                follower = next(m for m in ens.members if ens.mode(m) == "follower")
+                via_follower = kazoo_tls(follower.port, "kazoo")
+                via_follower.start(timeout=15)
+                on_leader = kazoo_tls(ens.leader().port, "kazoo")
+                on_leader.start(timeout=15)
+                try:
+                    via_follower.create("/x509-forwarded", b"1", acl=[ACL(Permissions.ALL, Id("x509", KAZOO))])
+                    via_follower.set("/x509-forwarded", b"2")
+                    on_leader.sync("/x509-forwarded")
+                    self.assertEqual(on_leader.get("/x509-forwarded")[0], b"2")
+                    with self.assertRaises(NoAuthError):
+                        zk.set("/x509-forwarded", b"plain")
+                finally:
+                    for c in (via_follower, on_leader):
+                        c.stop()
+                        c.close()
             finally:
                 zk.stop()
                 zk.close()
