@@ -191,6 +191,8 @@ bool RaftNode::open(std::string* error) {
   PeerTransportOptions to;
   to.self_id = options_.id;
   to.cluster_name = options_.cluster_name;
+  to.tls = options_.peer_tls;
+  to.tls_hostname_verification = options_.peer_tls_hostname_verification;
   to.max_message_bytes = options_.max_message_bytes;
   PeerTransport::Handlers h;
   // Transport handlers run on a strand of io_, i.e. on the io thread; after transport stop()
