@@ -31,11 +31,26 @@ class AdminServer::Session : public std::enable_shared_from_this<AdminServer::Se
     parser_->header_limit(static_cast<std::uint32_t>(server_.options_.header_limit));
     parser_->body_limit(server_.options_.body_limit);
     stream_.expires_after(std::chrono::milliseconds(server_.options_.idle_timeout_ms));
+    // The header first: a POST (the restore command's state) may bring a larger body.
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = shared_from_this()](beast::error_code ec, size_t) {
+                              self->on_header(ec);
+                            });
+  }
+
+ private:
+  void on_header(beast::error_code ec) {
+    if (ec) {
+      on_read(ec);
+      return;
+    }
+    if (parser_->get().method() == http::verb::post) {
+      parser_->body_limit(std::max(server_.options_.body_limit, server_.options_.post_body_limit));
+    }
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
   }
 
- private:
   void on_read(beast::error_code ec) {
     if (ec) {
       // A parse error is answered (then the connection closes); a closed, reset or idle
@@ -58,6 +73,7 @@ class AdminServer::Session : public std::enable_shared_from_this<AdminServer::Se
     AdminRequest r;
     r.method = std::string(req.method_string());
     r.target = std::string(req.target());
+    r.body = std::move(parser_->get().body());
     if (auto it = req.find(http::field::authorization); it != req.end()) {
       r.authorization = std::string(it->value());
     }
