@@ -394,6 +394,7 @@ void RequestPipeline::forget_client(Client& c) {
 void RequestPipeline::tick() {
   check_serving();
   const int64_t now = clock_.monotonic_ms();
+  report_member_figures(now);
   read_only_sessions_.expire(now);
   // A client silent for longer than its session timeout is gone (ZooKeeper closes it too); the
   // session itself lives on until the leader expires it.

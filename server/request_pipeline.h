@@ -30,6 +30,7 @@
 #include "server/clock.h"
 #include "server/config.h"
 #include "server/leader_duties.h"
+#include "server/peer_message.h"
 #include "server/read_executor.h"
 #include "server/read_only_sessions.h"
 #include "server/replicated_log.h"
@@ -133,6 +134,10 @@ class RequestPipeline final : public LogListener, private EventSink {
   // The admin restore (request_pipeline_admin.cc): a kRestore entry applied; in-flight ones failed.
   void restored(const Txn& txn, const ApplyOutcome& out);
   void fail_restores(const std::string& why);
+  // The dashboard's view of the other members (request_pipeline_admin.cc): a follower sends its
+  // figures to the leader every kFiguresReportMs; the leader keeps the latest of each.
+  void report_member_figures(int64_t now_ms);
+  void member_figures_reported(uint64_t from, const MemberFigures& figures);
 
   // Four-letter words (request_pipeline_status.cc).
   std::string render_status(std::string_view cmd);
@@ -159,6 +164,12 @@ class RequestPipeline final : public LogListener, private EventSink {
   ServerStats stats_;
   std::map<int32_t, RestoreDone> restores_;  // admin restores proposed here, by Txn::xid
   int32_t next_restore_ = 0;
+  struct ReportedFigures {
+    MemberFigures figures;
+    int64_t at_ms = 0;  // monotonic, when it arrived
+  };
+  std::map<uint64_t, ReportedFigures> member_figures_;  // the leader: by member id
+  int64_t figures_sent_ms_ = -1;  // a follower: when it last sent its own
 };
 
 }  // namespace zkraft::server

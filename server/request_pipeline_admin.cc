@@ -13,6 +13,13 @@ namespace zkraft::server {
 
 namespace err = jute::err;
 
+namespace {
+// A follower reports its figures this often; the leader shows a report this old at most (older
+// ones are from a member that went quiet, or from before a leader change).
+constexpr int64_t kFiguresReportMs = 500;
+constexpr int64_t kFiguresFreshMs = 5000;
+}  // namespace
+
 ServerStatus RequestPipeline::admin_status(StatsReset reset, bool lists) {
   // The same resets as the 4lw crst/srst (render_status).
   if (reset == StatsReset::kConnections) {
@@ -30,6 +37,16 @@ ServerStatus RequestPipeline::admin_status(StatsReset reset, bool lists) {
   MembershipView m = log_.membership();
   st.voters = std::move(m.voters);
   st.learners = std::move(m.learners);
+  const int64_t now = clock_.monotonic_ms();
+  for (auto& p : st.peers) {
+    auto it = member_figures_.find(p.id);
+    if (it == member_figures_.end() || now - it->second.at_ms > kFiguresFreshMs) continue;
+    p.reported = true;
+    p.term = it->second.figures.term;
+    p.commit_index = it->second.figures.commit_index;
+    p.applied_index = it->second.figures.applied_index;
+    p.reported_ms_ago = now - it->second.at_ms;
+  }
   return st;
 }
 
@@ -99,6 +116,20 @@ void RequestPipeline::restored(const Txn& txn, const ApplyOutcome& out) {
   RestoreDone done = std::move(it->second);
   restores_.erase(it);
   done(out.zxid, out.state_replaced ? "" : "the restored state did not parse");
+}
+
+void RequestPipeline::report_member_figures(int64_t now_ms) {
+  const uint64_t leader = log_.leader();
+  if (leader == 0 || log_.is_leader() || config_.standalone()) return;
+  if (figures_sent_ms_ >= 0 && now_ms - figures_sent_ms_ < kFiguresReportMs) return;
+  figures_sent_ms_ = now_ms;
+  const ReplicationStatus r = log_.replication_status();
+  log_.send(leader, encode_peer_message(MemberFigures{r.term, r.commit_index, r.applied_index}));
+}
+
+void RequestPipeline::member_figures_reported(uint64_t from, const MemberFigures& figures) {
+  if (!log_.is_leader()) return;  // sent to an old leader: nobody shows it
+  member_figures_[from] = ReportedFigures{figures, clock_.monotonic_ms()};
 }
 
 void RequestPipeline::fail_restores(const std::string& why) {

@@ -178,6 +178,8 @@ void RequestPipeline::on_peer_message(uint64_t from, std::string payload) {
       spdlog::info("server {} asks for leadership (rqld): handing it over", from);
       log_.transfer_leadership(from);
     }
+  } else if (auto* f = std::get_if<MemberFigures>(&*m)) {
+    member_figures_reported(from, *f);
   } else {
     duties_.sessions_alive(std::get<SessionsAlive>(*m).session_ids, clock_.monotonic_ms());
   }
