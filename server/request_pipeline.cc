@@ -340,6 +340,7 @@ void RequestPipeline::pump(Client& c) {
       if (auto line = slow_request_line(p, c.session_id, now, config_.slow_request_threshold_ms)) {
         ++stats_.slow_requests;
         spdlog::warn("{}", *line);
+        remember_slow_request(stats_, *line, clock_.wall_ms());
         stats_.last_slow_request = std::move(*line);
       }
       // ServerStats.updateLatency: a request with a txn header is an update, the rest reads.

@@ -3,6 +3,7 @@
 
 #include "server/four_letter_words.h"
 #include "server/peer_message.h"
+#include "server/slow_request_log.h"
 #include "server/status_collector.h"
 
 namespace zkraft::server {
@@ -51,6 +52,7 @@ std::string RequestPipeline::render_status(std::string_view cmd) {
     if (log_.is_leader() && !config_.standalone()) log_.transfer_leadership(0);
     return "Sent yield leadership request to leader.";
   }
+  if (cmd == "slow") return render_slow_requests(stats_.recent_slow_requests);
   if (cmd == "crst") {
     clients_.for_each([](Client& c) {
       c.stats.latency.reset();
