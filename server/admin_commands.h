@@ -104,7 +104,9 @@ struct AdminContext {
   // The same without the per-connection, per-watch and per-session lists (and the directory
   // sizes), for the dashboard's poll every second; unset: fetch_status(kNone) is used.
   std::function<std::optional<ServerStatus>()> fetch_counts;
-  int64_t* trace_mask = nullptr;      // get/set_trace_mask (ZooTrace's process-wide mask)
+  // get/set_trace_mask's mask; nullptr (production): the process-wide one of trace_mask.h, which
+  // the 4lw gtmk/stmk share.
+  int64_t* trace_mask = nullptr;
   // For the commands behind authorisation (snapshot, restore), on the state thread: whether the
   // ids have ALL on "/", and the state; nullopt if it did not answer.
   std::function<std::optional<bool>(const std::vector<jute::Id>&)> authorize;

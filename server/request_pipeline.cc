@@ -15,6 +15,7 @@
 #include "server/membership_text.h"
 #include "server/replies.h"
 #include "server/slow_request_log.h"
+#include "server/trace_mask.h"
 #include "session/session_password.h"
 #include "session/session_timeout.h"
 
@@ -111,7 +112,7 @@ void RequestPipeline::handle_message(ClientMessage& m) {
   }
   if (c->closing) return;  // answered with a close: nothing more is read
   if (m.kind == ClientMessage::Kind::kFourLetterWord) {
-    handle_four_letter_word(*c, m.word);
+    handle_four_letter_word(*c, m.word, m.record);
     return;
   }
   ++c->packets_received;
@@ -139,7 +140,9 @@ void RequestPipeline::handle_opened(const ClientMessage& m) {
   c.last_heard_ms = clock_.monotonic_ms();
 }
 
-void RequestPipeline::handle_four_letter_word(Client& c, const std::string& word) {
+void RequestPipeline::handle_four_letter_word(Client& c, const std::string& word, std::string_view rest) {
+  // stmk sets the process-wide mask the AdminServer's set_trace_mask sets too (trace_mask.h).
+  if (word == "stmk" && is_whitelisted(word, config_)) set_text_trace_mask_from(rest);
   std::string answer = is_whitelisted(word, config_) ? render_status(word) : not_whitelisted_text(word);
   send(c, std::move(answer));
   c.closing = true;

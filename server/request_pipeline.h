@@ -113,7 +113,7 @@ class RequestPipeline final : public LogListener, private EventSink {
   void check_serving();
   void handle_request(Client& c, ClientMessage& m);
   void handle_auth(Client& c, QueuedRequest& p, const jute::AuthPacket& a);
-  void handle_four_letter_word(Client& c, const std::string& word);
+  void handle_four_letter_word(Client& c, const std::string& word, std::string_view rest);
   void enqueue(Client& c, QueuedRequest p);
   void submit(Client& c, QueuedRequest p, Txn txn, bool close_after);
   void pump(Client& c);

@@ -4,6 +4,7 @@
 #include "server/four_letter_words.h"
 #include "server/peer_message.h"
 #include "server/slow_request_log.h"
+#include "server/trace_mask.h"
 #include "server/status_collector.h"
 
 namespace zkraft::server {
@@ -29,7 +30,9 @@ ServerStatus RequestPipeline::status(bool lists) const {
     s.file_descriptors = file_descriptor_counts();
     s.environment = current_environment();
   }
-  return collect_status(s);
+  ServerStatus st = collect_status(s);
+  st.trace_mask = text_trace_mask();  // gtmk/stmk: the one process-wide mask
+  return st;
 }
 
 std::string RequestPipeline::render_status(std::string_view cmd) {

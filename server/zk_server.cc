@@ -102,7 +102,6 @@ bool ZkServer::start_admin() {
     return on_state_thread<ServerStatus>(
         [this] { return pipeline_->admin_status(StatsReset::kNone, false); });
   };
-  admin_context_.trace_mask = &trace_mask_;
   admin_context_.authorize = [this](const std::vector<jute::Id>& ids) {
     return on_state_thread<bool>(
         [this, ids] { return pipeline_->admin_allowed(ids, jute::perms::kAll, "/"); });

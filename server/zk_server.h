@@ -87,7 +87,6 @@ class ZkServer {
   std::unique_ptr<AdminServer> admin_;
   std::atomic<bool> admin_stopping_{false};
   AdminContext admin_context_;  // used only on the admin thread
-  int64_t trace_mask_ = 306;    // ZooTrace's default text trace mask; admin thread only
   int64_t last_snapshot_ms_ = -1;  // the admin snapshot's rate limit; admin thread only
   int64_t last_restore_ms_ = -1;   // the admin restore's rate limit; admin thread only
   std::unique_ptr<AdminServer> metrics_;

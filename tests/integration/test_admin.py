@@ -279,6 +279,30 @@ class AdminServerVsZooKeeper(unittest.TestCase):
         status, _, body = request(self.servers["zkraft"].admin_port, "GET", "/commands/nosuch")
         self.assertEqual(json.loads(body), {"command": "nosuch", "error": "Unknown command: nosuch"})
 
+    def test_trace_mask_is_one_for_the_four_letter_words_and_http(self):
+        # ZooTrace's mask is process-wide: stmk (the word, then an 8-byte big-endian long) sets
+        # what get_trace_mask reads, and set_trace_mask what gtmk reads. Same answers from both.
+        def stmk(port, mask):
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                s.sendall(b"stmk" + mask.to_bytes(8, "big"))
+                out = b""
+                while True:
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        return out.decode()
+                    out += chunk
+        got = {}
+        for kind, srv in self.servers.items():
+            port = srv.admin_port
+            answers = [stmk(srv.port, 0x1ff),
+                       get_json(port, "/commands/get_trace_mask")[2]["tracemask"],
+                       get_json(port, "/commands/set_trace_mask?traceMask=258")[2]["tracemask"],
+                       harness.four_letter_word("127.0.0.1", srv.port, "gtmk")]
+            got[kind] = answers
+            get_json(port, "/commands/set_trace_mask?traceMask=306")  # ZooTrace's default again
+        self.assertEqual(got["zkraft"], ["511", 511, 258, "258"])
+        self.assertEqual(got["zkraft"], got["zookeeper"])
+
     # -- zkraft only ----------------------------------------------------------------------------
 
     def setUp(self):
