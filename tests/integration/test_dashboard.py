@@ -133,6 +133,9 @@ class Dashboard(unittest.TestCase):
         leader = self.ens.leader()
         follower = next(m for m in self.ens.members if m is not leader)
         lpage = self.browser.open("http://127.0.0.1:%d/" % leader.admin_port)
+        # open() does not wait for the page: READ_PAGE needs its elements.
+        loaded = "document.readyState === 'complete' && !!document.getElementById('chart-latency')"
+        self.assertTrue(harness.wait_until(lambda: lpage.evaluate(loaded), WAIT), "the page did not load")
 
         def figures(v):
             # cells: id, role, term, commit, applied, match, lag, active
@@ -162,6 +165,7 @@ class Dashboard(unittest.TestCase):
         view = self.wait_page(lpage, caught_up, "the members' commit and applied did not reach %d" % target)
         self.assertTrue(all(num(row[1]) >= num(row[2]) for row in figures(view).values()), figures(view))
         fpage = self.browser.open("http://127.0.0.1:%d/" % follower.admin_port)
+        self.assertTrue(harness.wait_until(lambda: fpage.evaluate(loaded), WAIT), "the page did not load")
         fview = self.wait_page(fpage, lambda v: v["polls"] >= 2 and len(v["rows"]) == 3,
                                "the follower's page did not show three members")
         for row in fview["rows"]:
