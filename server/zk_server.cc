@@ -116,7 +116,13 @@ bool ZkServer::start_admin() {
   o.address = config_.admin_address;
   o.port = static_cast<uint16_t>(config_.admin_port);
   o.idle_timeout_ms = config_.admin_idle_timeout_ms;
+  // Only a restore that brings credentials may send a whole state; the rest stay at 1 MiB.
   o.post_body_limit = kRestoreMaxBytes;
+  o.large_body_allowed = [url = config_.admin_command_url](std::string_view target, bool authorized) {
+    const std::string path = url_decode(target.substr(0, target.find('?')));
+    const AdminCommand* cmd = path.rfind(url + "/", 0) == 0 ? find_admin_command(path.substr(url.size() + 1)) : nullptr;
+    return authorized && cmd != nullptr && cmd->post;
+  };
   admin_ = std::make_unique<AdminServer>(
       [this](const AdminRequest& r) { return handle_admin_port_request(r, admin_context_); }, o);
   std::string error;
