@@ -58,8 +58,9 @@ inline constexpr std::array<std::string_view, 18> kFourLetterWords = {
     "wchs", "wchc", "wchp", "dump", "isro", "dirs", "gtmk", "stmk", "hash"};
 
 // zkraft's own words for Raft operators, named as ClickHouse Keeper names them: lgif (log
-// bounds), csnp (snapshot now), rqld (ask for leadership), ydld (yield leadership).
-inline constexpr std::array<std::string_view, 4> kRaftFourLetterWords = {"lgif", "csnp", "rqld", "ydld"};
+// bounds), csnp (snapshot now), rqld (ask for leadership), ydld (yield leadership); and slow
+// (the recent lines of the slow-request log, for zkraft-ctl slow-log).
+inline constexpr std::array<std::string_view, 5> kRaftFourLetterWords = {"lgif", "csnp", "rqld", "ydld", "slow"};
 
 // True for a word of kFourLetterWords or kRaftFourLetterWords, and for the telnet close sequence 0xfff4fffd that
 // ZooKeeper also accepts on a new connection (answered with nothing).

@@ -9,6 +9,7 @@
 
 #include "server/admin_commands.h"
 #include "server/digest_auth.h"
+#include "server/zk_state_machine.h"
 
 namespace zkraft::server {
 
@@ -110,23 +111,47 @@ std::string empty_response(const AdminCommand& cmd) {
   return j.dump(2, ' ', false, Json::error_handler_t::replace);
 }
 
+// A rate limit of one per `interval_ms` (ZooKeeper's RateLimiter(1, ...)); no clock: no limit.
+bool rate_allows(const AdminContext& ctx, int64_t* last_ms, int64_t interval_ms) {
+  if (!ctx.monotonic_ms || last_ms == nullptr) return true;
+  const int64_t now = ctx.monotonic_ms();
+  if (*last_ms >= 0 && now - *last_ms < interval_ms) return false;
+  *last_ms = now;
+  return true;
+}
+
+// RestoreCommand.runPost, with zkraft's restore through the log (kRestoreIntervalMs's comment).
+AdminReply run_restore(const AdminCommand& cmd, const std::string& body, const AdminContext& ctx) {
+  if (!ctx.restore) return json_reply(503, empty_response(cmd));
+  if (body.empty()) return refusal(400, cmd.primary(), "the body must be the state to restore");
+  if (!rate_allows(ctx, ctx.last_restore_ms, kRestoreIntervalMs)) return json_reply(429, empty_response(cmd));
+  if (body.size() > kRestoreMaxBytes) {
+    return refusal(413, cmd.primary(), "a restore takes at most " + std::to_string(kRestoreMaxBytes) +
+                                           " bytes, not " + std::to_string(body.size()));
+  }
+  // ZooKeeper answers an input that does not deserialise with 500.
+  if (!ZkStateMachine::valid_state(body)) {
+    return refusal(500, cmd.primary(), "the body is not a zkraft state (what the snapshot command streams)");
+  }
+  std::optional<AdminRestore> done = ctx.restore(body);
+  if (!done) return refusal(503, cmd.primary(), "the restore did not apply in time: check the tree");
+  if (!done->error.empty()) return refusal(503, cmd.primary(), done->error);
+  Json j;
+  j["command"] = std::string(cmd.primary());
+  j["error"] = nullptr;
+  j["last_zxid"] = done->zxid;
+  return json_reply(200, j.dump(2, ' ', false, Json::error_handler_t::replace));
+}
+
 // snapshot and restore, once the caller has ALL on "/".
-AdminReply run_authorized(const AdminCommand& cmd, bool is_post,
+AdminReply run_authorized(const AdminCommand& cmd, bool is_post, const std::string& body,
                           const std::map<std::string, std::string>& params, const AdminContext& ctx) {
-  if (cmd.primary() != "snapshot" || is_post) {
-    // Restoring a whole state is not offered (yet): answered as ZooKeeper does with
-    // zookeeper.admin.restore.enabled=false. GET restore: ZooKeeper fails (PostCommand.runGet
-    // gives null); 405 says it plainly.
+  if (cmd.primary() == "restore") {
+    // GET restore: ZooKeeper fails (PostCommand.runGet gives null); 405 says it plainly.
     if (!is_post) return AdminReply{405, "text/plain", "HTTP method GET is not supported by this URL\n"};
-    return json_reply(503, empty_response(cmd));
+    return run_restore(cmd, body, ctx);
   }
-  if (ctx.monotonic_ms && ctx.last_snapshot_ms) {
-    const int64_t now = ctx.monotonic_ms();
-    if (*ctx.last_snapshot_ms >= 0 && now - *ctx.last_snapshot_ms < kSnapshotIntervalMs) {
-      return json_reply(429, empty_response(cmd));
-    }
-    *ctx.last_snapshot_ms = now;
-  }
+  if (!rate_allows(ctx, ctx.last_snapshot_ms, kSnapshotIntervalMs)) return json_reply(429, empty_response(cmd));
   std::optional<AdminSnapshot> snap = ctx.snapshot ? ctx.snapshot() : std::nullopt;
   if (!snap) return refusal(503, cmd.primary(), not_answering(ctx));
   // SnapshotCommand: the zxid and size as headers; the bytes as the body unless streaming=false
@@ -154,7 +179,8 @@ AdminReply run_authorized(const AdminCommand& cmd, bool is_post,
 AdminReply run_command(const std::string& method, const std::string& asked,
                        const std::map<std::string, std::string>& params,
                        const std::optional<std::string>& authorization,
-                       const std::string& remote_address, const AdminContext& ctx) {
+                       const std::string& remote_address, const std::string& body,
+                       const AdminContext& ctx) {
   const AdminCommand* cmd = find_admin_command(asked);
   // Commands.runCommand answers an unknown name with 200 and the error (for GET and POST).
   if (cmd == nullptr) return refusal(200, asked, "Unknown command: " + asked);
@@ -174,7 +200,7 @@ AdminReply run_command(const std::string& method, const std::string& asked,
     std::optional<bool> allowed = ctx.authorize ? ctx.authorize(*ids) : std::nullopt;
     if (!allowed) return refusal(503, asked, not_answering(ctx));
     if (!*allowed) return refusal(403, asked, "Not authorized");
-    return run_authorized(*cmd, is_post, params, ctx);
+    return run_authorized(*cmd, is_post, body, params, ctx);
   }
   return json_reply(200, render_admin_command(*cmd, *status, ctx, params));
 }
@@ -274,7 +300,7 @@ AdminReply handle_admin_request(const AdminRequest& req, const AdminContext& ctx
   const std::string cmd = path.size() > url.size() + 1 ? path.substr(url.size() + 1) : "";
   if (cmd.empty()) return command_links(url);
   return run_command(req.method == "POST" ? "POST" : "GET", cmd, query_params(query),
-                     req.authorization, req.remote_address, ctx);
+                     req.authorization, req.remote_address, req.body, ctx);
 }
 
 }  // namespace zkraft::server

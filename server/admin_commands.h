@@ -51,6 +51,7 @@ struct AdminRequest {
   std::string target;          // "/commands/stat?x=1" (as sent: not yet decoded)
   std::optional<std::string> authorization;  // the Authorization header, if sent
   std::string remote_address;  // the peer's IP, for the "ip" scheme
+  std::string body;            // a POST's body (restore: the state to restore)
 };
 
 struct AdminReply {
@@ -65,9 +66,9 @@ struct AdminReply {
 };
 
 // What the snapshot command streams: the state in zkraft's own snapshot format (the one
-// consensus stores; not ZooKeeper's snapshot file format), as of last_zxid. It is serialised
-// on the state thread, as consensus' snapshots are: a large tree holds the clients that long,
-// which is why ZooKeeper's rate limit applies (kSnapshotIntervalMs, 429 when asked sooner).
+// consensus stores; not ZooKeeper's snapshot file format), as of last_zxid. A forked child
+// serialises it, as consensus' snapshots (forked_snapshot.h): the state thread stops only for
+// the fork. ZooKeeper's rate limit applies (kSnapshotIntervalMs, 429 when asked sooner).
 // SnapshotCommand's RateLimiter(1, zookeeper.admin.rateLimiterIntervalInMS = 300000, MICROSECONDS):
 // the unit makes it one snapshot per 300 ms.
 inline constexpr int64_t kSnapshotIntervalMs = 300;
@@ -75,6 +76,24 @@ inline constexpr int64_t kSnapshotIntervalMs = 300;
 struct AdminSnapshot {
   std::string data;
   int64_t last_zxid = 0;
+};
+
+// The restore command takes what the snapshot command streams (the body of a POST) and makes it
+// the state of the whole ensemble: it is proposed as ONE log entry (ZooKeeper restores only the
+// server it is sent to; a Raft member that did so would leave the others' state machines), so
+// it must be sent to the leader (another member answers 503 naming it). Once it applies, every
+// member closes its client connections. The zxid goes on from the log (the answer's last_zxid);
+// the restored znodes keep their stats.
+// RestoreCommand's RateLimiter(1, zookeeper.admin.rateLimiterIntervalInMS = 300000,
+// MILLISECONDS): one restore per five minutes.
+inline constexpr int64_t kRestoreIntervalMs = 300000;
+// The largest state it takes, as one log entry: the peer transport (64 MiB messages) and the
+// log entry decoder (64 MiB buffers) must carry it with room to spare.
+inline constexpr size_t kRestoreMaxBytes = size_t{32} << 20;
+
+struct AdminRestore {
+  int64_t zxid = 0;   // the zxid the restore applied at
+  std::string error;  // empty: applied
 };
 
 struct AdminContext {
@@ -85,14 +104,20 @@ struct AdminContext {
   // The same without the per-connection, per-watch and per-session lists (and the directory
   // sizes), for the dashboard's poll every second; unset: fetch_status(kNone) is used.
   std::function<std::optional<ServerStatus>()> fetch_counts;
-  int64_t* trace_mask = nullptr;      // get/set_trace_mask (ZooTrace's process-wide mask)
+  // get/set_trace_mask's mask; nullptr (production): the process-wide one of trace_mask.h, which
+  // the 4lw gtmk/stmk share.
+  int64_t* trace_mask = nullptr;
   // For the commands behind authorisation (snapshot, restore), on the state thread: whether the
   // ids have ALL on "/", and the state; nullopt if it did not answer.
   std::function<std::optional<bool>(const std::vector<jute::Id>&)> authorize;
   std::function<std::optional<AdminSnapshot>()> snapshot;
+  // Proposes the (checked) state and waits for it to apply; nullopt if that took too long.
+  // Unset: restore is disabled (503, as zookeeper.admin.restore.enabled=false).
+  std::function<std::optional<AdminRestore>(std::string state)> restore;
   // The snapshot rate limit's clock and memory (admin thread only); no limit without a clock.
   std::function<int64_t()> monotonic_ms;
   int64_t* last_snapshot_ms = nullptr;  // < 0: none yet
+  int64_t* last_restore_ms = nullptr;   // < 0: none yet
   int64_t fetch_timeout_ms = 0;       // for the message when fetch_status fails
 };
 

@@ -10,6 +10,7 @@
 
 #include "server/admin_commands.h"
 #include "server/four_letter_words.h"
+#include "server/trace_mask.h"
 
 namespace zkraft::server {
 
@@ -278,7 +279,7 @@ Json body(const AdminCommand& cmd, const ServerStatus& s, const AdminContext& ct
     }
     j["digests"] = list;
   } else if (name == "get_trace_mask") {
-    j["tracemask"] = ctx.trace_mask ? *ctx.trace_mask : s.trace_mask;
+    j["tracemask"] = ctx.trace_mask ? *ctx.trace_mask : text_trace_mask();
   } else if (name == "initial_configuration") {
     j["initial_configuration"] = ctx.initial_configuration;
   } else if (name == "is_read_only") {
@@ -321,7 +322,11 @@ Json body(const AdminCommand& cmd, const ServerStatus& s, const AdminContext& ct
       if (ec != std::errc() || p != text.data() + text.size() || text.empty()) {
         j["error"] = "setTraceMask requires long traceMask argument, got " + text;
       } else {
-        if (ctx.trace_mask) *ctx.trace_mask = mask;
+        if (ctx.trace_mask) {
+          *ctx.trace_mask = mask;
+        } else {
+          set_text_trace_mask(mask);
+        }
         j["tracemask"] = mask;
       }
     }

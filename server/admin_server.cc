@@ -2,6 +2,8 @@
 // connection while the client asks (HTTP/1.1 keep-alive) and it is not idle too long.
 #include "server/admin_server.h"
 
+#include <algorithm>
+
 #include <boost/asio/ip/address.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -29,13 +31,41 @@ class AdminServer::Session : public std::enable_shared_from_this<AdminServer::Se
   void read() {
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(server_.options_.header_limit));
-    parser_->body_limit(server_.options_.body_limit);
+    // The parser checks a Content-Length against the limit while it reads the header: start at
+    // the larger limit, and on_header lowers it for a request that may not bring that much.
+    parser_->body_limit(std::max(server_.options_.body_limit,
+                                 server_.options_.large_body_allowed ? server_.options_.post_body_limit : 0));
     stream_.expires_after(std::chrono::milliseconds(server_.options_.idle_timeout_ms));
+    // The header first: a POST (the restore command's state) may bring a larger body.
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = shared_from_this()](beast::error_code ec, size_t) {
+                              self->on_header(ec);
+                            });
+  }
+
+ private:
+  void on_header(beast::error_code ec) {
+    if (ec) {
+      on_read(ec);
+      return;
+    }
+    const auto& head = parser_->get();
+    const auto& o = server_.options_;
+    const bool large = head.method() == http::verb::post && o.large_body_allowed &&
+                       o.large_body_allowed(std::string_view(head.target().data(), head.target().size()),
+                                            head.find(http::field::authorization) != head.end());
+    if (!large) {
+      // A Content-Length past body_limit is refused here, before any of the body is read.
+      if (head.has_content_length() && parser_->content_length().value_or(0) > o.body_limit) {
+        on_read(http::error::body_limit);
+        return;
+      }
+      parser_->body_limit(o.body_limit);
+    }
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
   }
 
- private:
   void on_read(beast::error_code ec) {
     if (ec) {
       // A parse error is answered (then the connection closes); a closed, reset or idle
@@ -58,6 +88,7 @@ class AdminServer::Session : public std::enable_shared_from_this<AdminServer::Se
     AdminRequest r;
     r.method = std::string(req.method_string());
     r.target = std::string(req.target());
+    r.body = std::move(parser_->get().body());
     if (auto it = req.find(http::field::authorization); it != req.end()) {
       r.authorization = std::string(it->value());
     }

@@ -5,7 +5,8 @@
 // (admin_commands.h's handle_admin_request in production); this file is only HTTP/1.1.
 //
 // Invariants: requests are bounded (header_limit bytes of request line and headers, answered
-// 431 beyond; body_limit bytes of body, 413 beyond; anything unparsable 400, and the connection
+// 431 beyond; body_limit bytes of body, or post_body_limit for a POST that large_body_allowed
+// accepts (judged from its header alone, before the body is read), 413 beyond; anything unparsable 400, and the connection
 // closes after each of those); a connection idle for idle_timeout_ms is closed; at most
 // max_connections are open at once (more are closed on accept). The handler runs on the admin
 // thread and may block (it waits, bounded, for the state thread); it never touches pipeline state.
@@ -21,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "server/admin_commands.h"
@@ -35,6 +37,10 @@ class AdminServer {
     int64_t idle_timeout_ms = 30000;
     size_t header_limit = 8192;     // Jetty's default request header size
     size_t body_limit = 1 << 20;
+    // A POST that large_body_allowed(target, has Authorization header) accepts may bring a body
+    // of post_body_limit bytes (the restore command's state); any other request body_limit.
+    size_t post_body_limit = 0;
+    std::function<bool(std::string_view target, bool authorized)> large_body_allowed;
     int max_connections = 64;
   };
   using Handler = std::function<AdminReply(const AdminRequest&)>;

@@ -204,6 +204,7 @@ void Connection::parse_input(std::string_view bytes) {
       m.kind = ClientMessage::Kind::kFourLetterWord;
       m.conn = id_;
       m.word = head_.substr(0, 4);
+      m.record = head_.substr(4);  // what came with it: stmk's 8-byte mask
       four_letter_word_ = true;  // whatever follows (stmk's mask) is not read as frames
       deadline_.cancel();
       head_.clear();

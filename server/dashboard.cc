@@ -71,6 +71,30 @@ Json member(const ServerStatus& s, uint64_t id) {
   return j;
 }
 
+// Term, commit and applied of the members known here: this server's own; on the leader, what
+// each member last reported of its own (MemberFigures, twice a second) with the report's age.
+Json member_figures(const ServerStatus& s) {
+  Json out = Json::array();
+  auto add = [&out](uint64_t id, uint64_t term, uint64_t commit, uint64_t applied, int64_t ago) {
+    Json f;
+    f["id"] = id;
+    f["term"] = term;
+    f["commit_index"] = commit;
+    f["applied_index"] = applied;
+    f["reported_ms_ago"] = ago;
+    out.push_back(std::move(f));
+  };
+  if (s.server_id > 0) {
+    add(static_cast<uint64_t>(s.server_id), s.raft_term, s.log.commit_index, s.log.applied_index, 0);
+  }
+  if (s.mode == "leader") {
+    for (const auto& p : s.peers) {
+      if (p.reported) add(p.id, p.term, p.commit_index, p.applied_index, p.reported_ms_ago);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_dashboard_status(const ServerStatus& s) {
@@ -117,6 +141,7 @@ std::string render_dashboard_status(const ServerStatus& s) {
   Json members = Json::array();
   for (uint64_t id : ids) members.push_back(member(s, id));
   j["members"] = std::move(members);
+  j["member_figures"] = member_figures(s);
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 

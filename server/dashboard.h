@@ -36,6 +36,10 @@ AdminReply handle_admin_port_request(const AdminRequest& request, const AdminCon
 // effect (and this server, and any member the leader tracks), sorted by id, each with its role
 // ("leader", "follower", "observer", "standalone"); on the leader each one's match index and lag
 // (this log's last index minus match), elsewhere null with "lag_known": false.
+// "member_figures": term, commit and applied index by member id, for the members known here:
+// this server's own; on the leader also what every follower reports of itself twice a second
+// (peer_message.h's MemberFigures; "reported_ms_ago" its age; reports older than 5 s are left
+// out). A follower lists only itself: only the leader hears the reports.
 std::string render_dashboard_status(const ServerStatus& status);
 
 }  // namespace zkraft::server

@@ -19,7 +19,8 @@ namespace zkraft::server {
 // True for the words ZooKeeper 3.9.4 knows: conf cons crst dirs dump envi gtmk hash isro mntr
 // ruok srst srvr stat stmk wchc wchp wchs. Anything else on a new connection is a frame length.
 bool is_four_letter_word(std::string_view cmd);
-// zkraft's Raft words (lgif csnp rqld ydld; jute::kRaftFourLetterWords), also known words above.
+// zkraft's Raft words (lgif csnp rqld ydld, and slow: the recent slow requests;
+// jute::kRaftFourLetterWords), also known words above.
 // csnp, rqld and ydld act on consensus: the caller does that and writes the text; lgif renders
 // from the status like the others.
 bool is_raft_four_letter_word(std::string_view cmd);

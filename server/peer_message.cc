@@ -8,7 +8,7 @@ namespace zkraft::server {
 
 namespace {
 constexpr uint8_t kFormat = 1;
-enum Kind : uint8_t { kForwardedWrite = 1, kSessionsAlive = 2, kLeadershipRequest = 3 };
+enum Kind : uint8_t { kForwardedWrite = 1, kSessionsAlive = 2, kLeadershipRequest = 3, kMemberFigures = 4 };
 }  // namespace
 
 std::string encode_peer_message(const PeerMessage& m) {
@@ -22,6 +22,12 @@ std::string encode_peer_message(const PeerMessage& m) {
   } else if (std::holds_alternative<LeadershipRequest>(m)) {
     head[1] = static_cast<char>(kLeadershipRequest);
     w.write_raw(head);
+  } else if (const auto* f = std::get_if<MemberFigures>(&m)) {
+    head[1] = static_cast<char>(kMemberFigures);
+    w.write_raw(head);
+    w.write_long(static_cast<int64_t>(f->term));
+    w.write_long(static_cast<int64_t>(f->commit_index));
+    w.write_long(static_cast<int64_t>(f->applied_index));
   } else {
     const auto& s = std::get<SessionsAlive>(m);
     head[1] = static_cast<char>(kSessionsAlive);
@@ -54,6 +60,14 @@ std::optional<PeerMessage> decode_peer_message(std::string_view bytes, int32_t m
     return s;
   }
   if (kind == kLeadershipRequest && bytes.size() == 2) return LeadershipRequest{};
+  if (kind == kMemberFigures) {
+    int64_t term = 0, commit = 0, applied = 0;
+    if (!r.read_long(term) || !r.read_long(commit) || !r.read_long(applied) || r.remaining() != 0) {
+      return std::nullopt;
+    }
+    return MemberFigures{static_cast<uint64_t>(term), static_cast<uint64_t>(commit),
+                         static_cast<uint64_t>(applied)};
+  }
   return std::nullopt;
 }
 

@@ -33,7 +33,16 @@ struct LeadershipRequest {
   bool operator==(const LeadershipRequest&) const = default;
 };
 
-using PeerMessage = std::variant<ForwardedWrite, SessionsAlive, LeadershipRequest>;
+// A member's own Raft figures, sent to the leader twice a second, so that the leader's dashboard
+// shows every member's term, commit and applied index (consensus tracks only each one's match).
+struct MemberFigures {
+  uint64_t term = 0;
+  uint64_t commit_index = 0;
+  uint64_t applied_index = 0;
+  bool operator==(const MemberFigures&) const = default;
+};
+
+using PeerMessage = std::variant<ForwardedWrite, SessionsAlive, LeadershipRequest, MemberFigures>;
 
 std::string encode_peer_message(const PeerMessage& m);
 // nullopt for bytes that are not a PeerMessage of a known format and kind, or that exceed

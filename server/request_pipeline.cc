@@ -16,6 +16,7 @@
 #include "server/tls_options.h"
 #include "server/replies.h"
 #include "server/slow_request_log.h"
+#include "server/trace_mask.h"
 #include "session/session_password.h"
 #include "session/session_timeout.h"
 
@@ -114,7 +115,7 @@ void RequestPipeline::handle_message(ClientMessage& m) {
   }
   if (c->closing) return;  // answered with a close: nothing more is read
   if (m.kind == ClientMessage::Kind::kFourLetterWord) {
-    handle_four_letter_word(*c, m.word);
+    handle_four_letter_word(*c, m.word, m.record);
     return;
   }
   ++c->packets_received;
@@ -150,7 +151,9 @@ void RequestPipeline::handle_opened(const ClientMessage& m) {
   c.last_heard_ms = clock_.monotonic_ms();
 }
 
-void RequestPipeline::handle_four_letter_word(Client& c, const std::string& word) {
+void RequestPipeline::handle_four_letter_word(Client& c, const std::string& word, std::string_view rest) {
+  // stmk sets the process-wide mask the AdminServer's set_trace_mask sets too (trace_mask.h).
+  if (word == "stmk" && is_whitelisted(word, config_)) set_text_trace_mask_from(rest);
   std::string answer = is_whitelisted(word, config_) ? render_status(word) : not_whitelisted_text(word);
   send(c, std::move(answer));
   c.closing = true;
@@ -351,6 +354,7 @@ void RequestPipeline::pump(Client& c) {
       if (auto line = slow_request_line(p, c.session_id, now, config_.slow_request_threshold_ms)) {
         ++stats_.slow_requests;
         spdlog::warn("{}", *line);
+        remember_slow_request(stats_, *line, clock_.wall_ms());
         stats_.last_slow_request = std::move(*line);
       }
       // ServerStats.updateLatency: a request with a txn header is an update, the rest reads.
@@ -405,6 +409,7 @@ void RequestPipeline::forget_client(Client& c) {
 void RequestPipeline::tick() {
   check_serving();
   const int64_t now = clock_.monotonic_ms();
+  report_member_figures(now);
   read_only_sessions_.expire(now);
   // A client silent for longer than its session timeout is gone (ZooKeeper closes it too); the
   // session itself lives on until the leader expires it.

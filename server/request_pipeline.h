@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "server/clock.h"
 #include "server/config.h"
 #include "server/leader_duties.h"
+#include "server/peer_message.h"
 #include "server/read_executor.h"
 #include "server/read_only_sessions.h"
 #include "server/replicated_log.h"
@@ -84,6 +86,15 @@ class RequestPipeline final : public LogListener, private EventSink {
   // and the state with its last zxid.
   bool admin_allowed(const std::vector<jute::Id>& ids, int32_t perm, std::string_view path) const;
   std::string admin_snapshot(int64_t* last_zxid) const;
+  // For the admin restore command: proposes `state` (the caller checked it with
+  // ZkStateMachine::valid_state) as ONE log entry that replaces the tree and the sessions on
+  // every member, so the ensemble stays one state machine. `done` (on the state thread) gets the
+  // zxid it applied at and an empty error, or an error: this server is not the leader, or the
+  // leader changed before the entry applied (it may still apply: the outcome is unknown).
+  // When it applies, every server closes all its client connections: their sessions and watches
+  // belong to the state that is gone (restored sessions may reconnect; the others are expired).
+  using RestoreDone = std::function<void(int64_t zxid, std::string error)>;
+  void admin_restore(std::string state, RestoreDone done);
   const ZkStateMachine& state() const { return sm_; }
   const ClientTable& clients() const { return clients_; }
   const ServerStats& stats() const { return stats_; }
@@ -102,7 +113,7 @@ class RequestPipeline final : public LogListener, private EventSink {
   void check_serving();
   void handle_request(Client& c, ClientMessage& m);
   void handle_auth(Client& c, QueuedRequest& p, const jute::AuthPacket& a);
-  void handle_four_letter_word(Client& c, const std::string& word);
+  void handle_four_letter_word(Client& c, const std::string& word, std::string_view rest);
   void enqueue(Client& c, QueuedRequest p);
   void submit(Client& c, QueuedRequest p, Txn txn, bool close_after);
   void pump(Client& c);
@@ -119,6 +130,14 @@ class RequestPipeline final : public LogListener, private EventSink {
   void release_syncs();
   void deliver(const std::vector<tree::WatchTrigger>& triggers, int64_t zxid);
   void send_event(uint64_t watcher, int32_t type, const std::string& path, int64_t zxid) override;
+
+  // The admin restore (request_pipeline_admin.cc): a kRestore entry applied; in-flight ones failed.
+  void restored(const Txn& txn, const ApplyOutcome& out);
+  void fail_restores(const std::string& why);
+  // The dashboard's view of the other members (request_pipeline_admin.cc): a follower sends its
+  // figures to the leader every kFiguresReportMs; the leader keeps the latest of each.
+  void report_member_figures(int64_t now_ms);
+  void member_figures_reported(uint64_t from, const MemberFigures& figures);
 
   // Four-letter words (request_pipeline_status.cc).
   std::string render_status(std::string_view cmd);
@@ -143,6 +162,14 @@ class RequestPipeline final : public LogListener, private EventSink {
   FlowLimits flow_;
   size_t outstanding_ = 0;  // queued requests, all clients
   ServerStats stats_;
+  std::map<int32_t, RestoreDone> restores_;  // admin restores proposed here, by Txn::xid
+  int32_t next_restore_ = 0;
+  struct ReportedFigures {
+    MemberFigures figures;
+    int64_t at_ms = 0;  // monotonic, when it arrived
+  };
+  std::map<uint64_t, ReportedFigures> member_figures_;  // the leader: by member id
+  int64_t figures_sent_ms_ = -1;  // a follower: when it last sent its own
 };
 
 }  // namespace zkraft::server

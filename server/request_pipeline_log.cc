@@ -36,6 +36,7 @@ void RequestPipeline::on_apply(uint64_t index, std::string_view data) {
   deliver(out.triggers, out.zxid);
   session_event(*txn, out, mine);
   if (txn->kind == TxnKind::kReapNode) duties_.node_reaped(txn->path);
+  if (txn->kind == TxnKind::kRestore) restored(*txn, out);
   if (out.membership_changed) duties_.learn_peers();
   if (mine) answer_own(*txn, out);
 }
@@ -149,6 +150,9 @@ std::string RequestPipeline::on_snapshot_request() { return sm_.serialize(); }
 void RequestPipeline::on_leader_changed(uint64_t leader, bool self) {
   spdlog::info("leader is now {}{}", leader, self ? " (this server)" : "");
   duties_.leader_changed(self, clock_.monotonic_ms());
+  if (!restores_.empty()) {
+    fail_restores("the leader changed before the restore applied: it may still apply; check the tree");
+  }
   // Writes (and syncs) in flight may or may not commit: like ZooKeeper, their clients lose the
   // connection and learn the outcome by reading after they reconnect.
   for (const Waiter& w : writes_.fail_all()) {
@@ -174,6 +178,8 @@ void RequestPipeline::on_peer_message(uint64_t from, std::string payload) {
       spdlog::info("server {} asks for leadership (rqld): handing it over", from);
       log_.transfer_leadership(from);
     }
+  } else if (auto* f = std::get_if<MemberFigures>(&*m)) {
+    member_figures_reported(from, *f);
   } else {
     duties_.sessions_alive(std::get<SessionsAlive>(*m).session_ids, clock_.monotonic_ms());
   }

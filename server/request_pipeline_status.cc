@@ -3,6 +3,8 @@
 
 #include "server/four_letter_words.h"
 #include "server/peer_message.h"
+#include "server/slow_request_log.h"
+#include "server/trace_mask.h"
 #include "server/status_collector.h"
 
 namespace zkraft::server {
@@ -34,6 +36,7 @@ ServerStatus RequestPipeline::status(bool lists) const {
   const HandshakeFigures hs = io_.handshake_figures();
   st.outstanding_tls_handshake = hs.outstanding_tls_handshakes;
   st.auth_failed_count += hs.unsuccessful_handshakes;
+  st.trace_mask = text_trace_mask();  // gtmk/stmk: the one process-wide mask
   return st;
 }
 
@@ -57,6 +60,7 @@ std::string RequestPipeline::render_status(std::string_view cmd) {
     if (log_.is_leader() && !config_.standalone()) log_.transfer_leadership(0);
     return "Sent yield leadership request to leader.";
   }
+  if (cmd == "slow") return render_slow_requests(stats_.recent_slow_requests);
   if (cmd == "crst") {
     clients_.for_each([](Client& c) {
       c.stats.latency.reset();

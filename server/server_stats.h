@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <string>
 #include <vector>
@@ -58,6 +59,15 @@ struct ConnectionStats {
   int64_t last_response_ms = 0;
 };
 
+// One line of the slow-request log, kept for the `slow` four-letter word (zkraft-ctl slow-log).
+struct SlowRequestEntry {
+  uint64_t seq = 0;     // 1, 2, ...: the slow_requests count when it was logged
+  int64_t wall_ms = 0;  // when its reply left
+  std::string line;     // slow_request_line's text
+};
+// The `slow` word keeps this many of the latest lines (the server log has them all).
+inline constexpr size_t kRecentSlowRequests = 256;
+
 struct ServerStats {
   LatencyStats latency;
   uint64_t packets_received = 0;
@@ -66,6 +76,7 @@ struct ServerStats {
   uint64_t connections_rejected = 0;
   uint64_t slow_requests = 0;  // logged by the slow-request log
   std::string last_slow_request;  // its latest line
+  std::deque<SlowRequestEntry> recent_slow_requests;  // the latest kRecentSlowRequests, oldest first
   // ZooKeeper's readlatency / updatelatency (ms): requests without / with a transaction.
   BucketCounts read_latency_ms;
   BucketCounts update_latency_ms;

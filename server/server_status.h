@@ -139,6 +139,13 @@ struct ServerStatus {
     uint64_t match = 0;
     bool learner = false;
     bool recent_active = false;
+    // What the member itself last reported (MemberFigures, twice a second), if within the last
+    // kFiguresFreshMs; reported false: nothing recent (unknown, not 0).
+    bool reported = false;
+    uint64_t term = 0;
+    uint64_t commit_index = 0;
+    uint64_t applied_index = 0;
+    int64_t reported_ms_ago = 0;
   };
   std::vector<PeerFigures> peers;
   // Group commit's fsyncs since start: how many and the time spent (microseconds).

@@ -44,4 +44,15 @@ std::optional<std::string> slow_request_line(const QueuedRequest& p, int64_t ses
   return line;
 }
 
+void remember_slow_request(ServerStats& stats, const std::string& line, int64_t wall_ms) {
+  stats.recent_slow_requests.push_back(SlowRequestEntry{stats.slow_requests, wall_ms, line});
+  while (stats.recent_slow_requests.size() > kRecentSlowRequests) stats.recent_slow_requests.pop_front();
+}
+
+std::string render_slow_requests(const std::deque<SlowRequestEntry>& entries) {
+  std::string out;
+  for (const auto& e : entries) out += fmt::format("{}\t{}\t{}\n", e.seq, e.wall_ms, e.line);
+  return out;
+}
+
 }  // namespace zkraft::server

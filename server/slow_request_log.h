@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "jute/request.h"
+#include "server/server_stats.h"
 #include "server/session_queue.h"
 
 namespace zkraft::server {
@@ -29,5 +30,13 @@ std::string write_path(int32_t op, std::string_view record);
 // The log line for `p`, replied at `replied_ms`, if it took at least `threshold_ms` (> 0).
 std::optional<std::string> slow_request_line(const QueuedRequest& p, int64_t session_id,
                                              int64_t replied_ms, int64_t threshold_ms);
+
+// Keeps `line` (the slow_requests-th, already counted) among stats' recent ones.
+void remember_slow_request(ServerStats& stats, const std::string& line, int64_t wall_ms);
+
+// The `slow` four-letter word (zkraft's, for zkraft-ctl slow-log): the recent slow-request lines,
+// oldest first, one per line as "<seq>\t<epoch ms>\t<line>\n"; "" when there are none. The
+// sequence numbers let a poller print only what is new, and see what it missed (a gap).
+std::string render_slow_requests(const std::deque<SlowRequestEntry>& entries);
 
 }  // namespace zkraft::server

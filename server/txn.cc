@@ -88,7 +88,7 @@ std::optional<Txn> decode_txn(std::string_view bytes) {
       id = static_cast<uint64_t>(v);
     }
   }
-  if (!r.ok() || kind < 1 || kind > 4) return std::nullopt;
+  if (!r.ok() || kind < 1 || kind > static_cast<int32_t>(TxnKind::kRestore)) return std::nullopt;
   t.kind = static_cast<TxnKind>(kind);
   t.origin_server = static_cast<uint64_t>(origin_server);
   t.origin_request = static_cast<uint64_t>(origin_request);

@@ -17,6 +17,9 @@ enum class TxnKind : int32_t {
   kCreateSession = 2,  // session_id, timeout_ms, password
   kCloseSession = 3,   // client closeSession (op -11) or expiry
   kReapNode = 4,       // server-internal delete of an empty container or expired TTL node: `path`
+  kRestore = 5,        // the admin restore command: `request` is a whole state (ZkStateMachine::
+                       // serialize), which replaces the tree and the sessions; `xid` is the
+                       // proposing server's token for its waiting admin request
 };
 
 struct Txn {

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/dashboard.h"
+#include "server/forked_snapshot.h"
 #include "server/systemd_notify.h"
 
 #include <algorithm>
@@ -22,6 +23,24 @@ int network_thread_count(const Config& config) {
 }
 
 constexpr int64_t kAdminFetchTimeoutMs = 2000;
+// A snapshot's serialisation and a restore's commit may take longer than a status.
+constexpr int64_t kAdminSnapshotTimeoutMs = 120000;
+constexpr int64_t kAdminRestoreTimeoutMs = 60000;
+
+// Waits for `future` at most timeout_ms, in slices so that a stopping server does not wait it
+// out; nullopt on timeout, on stop, or on a broken promise.
+template <class T>
+std::optional<T> wait_bounded(std::future<T>& future, int64_t timeout_ms, const std::atomic<bool>& stopping) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (future.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+    if (stopping || std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+  }
+  try {
+    return future.get();
+  } catch (const std::future_error&) {
+    return std::nullopt;
+  }
+}
 
 std::string read_file(const std::string& path) {
   if (path.empty()) return "";
@@ -115,25 +134,27 @@ bool ZkServer::start_admin() {
     return on_state_thread<ServerStatus>(
         [this] { return pipeline_->admin_status(StatsReset::kNone, false); });
   };
-  admin_context_.trace_mask = &trace_mask_;
   admin_context_.authorize = [this](const std::vector<jute::Id>& ids) {
     return on_state_thread<bool>(
         [this, ids] { return pipeline_->admin_allowed(ids, jute::perms::kAll, "/"); });
   };
   admin_context_.monotonic_ms = [this] { return clock_.monotonic_ms(); };
   admin_context_.last_snapshot_ms = &last_snapshot_ms_;
-  admin_context_.snapshot = [this] {
-    return on_state_thread<AdminSnapshot>([this] {
-      AdminSnapshot snap;
-      snap.data = pipeline_->admin_snapshot(&snap.last_zxid);
-      return snap;
-    });
-  };
+  admin_context_.snapshot = [this] { return forked_admin_snapshot(); };
+  admin_context_.restore = [this](std::string state) { return admin_restore(std::move(state)); };
+  admin_context_.last_restore_ms = &last_restore_ms_;
   admin_context_.fetch_timeout_ms = kAdminFetchTimeoutMs;
   AdminServer::Options o;
   o.address = config_.admin_address;
   o.port = static_cast<uint16_t>(config_.admin_port);
   o.idle_timeout_ms = config_.admin_idle_timeout_ms;
+  // Only a restore that brings credentials may send a whole state; the rest stay at 1 MiB.
+  o.post_body_limit = kRestoreMaxBytes;
+  o.large_body_allowed = [url = config_.admin_command_url](std::string_view target, bool authorized) {
+    const std::string path = url_decode(target.substr(0, target.find('?')));
+    const AdminCommand* cmd = path.rfind(url + "/", 0) == 0 ? find_admin_command(path.substr(url.size() + 1)) : nullptr;
+    return authorized && cmd != nullptr && cmd->post;
+  };
   admin_ = std::make_unique<AdminServer>(
       [this](const AdminRequest& r) { return handle_admin_port_request(r, admin_context_); }, o);
   std::string error;
@@ -251,6 +272,60 @@ void ZkServer::report_serving_mode() {
     status = "READY=1\n" + status;
   }
   systemd_notify(status);
+}
+
+std::optional<AdminSnapshot> ZkServer::forked_admin_snapshot() {
+  struct Started {
+    std::shared_ptr<ForkedSnapshot> child;  // destroyed here, on the admin thread (it joins)
+    int64_t last_zxid = 0;
+    std::optional<std::string> in_process;  // fork failed: serialised on the state thread
+  };
+  auto bytes = std::make_shared<std::promise<std::optional<std::string>>>();
+  std::future<std::optional<std::string>> future = bytes->get_future();
+  std::optional<Started> started = on_state_thread<Started>([this, bytes] {
+    Started s;
+    s.last_zxid = pipeline_->state().last_zxid();
+    std::string error;
+    // The child's image is the state as of the fork, i.e. as of last_zxid.
+    s.child = ForkedSnapshot::start(
+        [this] { return pipeline_->admin_snapshot(nullptr); },
+        [bytes](std::optional<std::string> b) { bytes->set_value(std::move(b)); }, &error);
+    if (!s.child) {
+      spdlog::warn("admin snapshot: {}; serialising on the state thread", error);
+      s.in_process = pipeline_->admin_snapshot(nullptr);
+    }
+    return s;
+  });
+  if (!started) return std::nullopt;
+  AdminSnapshot snap;
+  snap.last_zxid = started->last_zxid;
+  if (started->in_process) {
+    snap.data = std::move(*started->in_process);
+    return snap;
+  }
+  std::optional<std::optional<std::string>> got =
+      wait_bounded(future, kAdminSnapshotTimeoutMs, admin_stopping_);
+  started->child.reset();  // kills a child still running (timeout), reaps it, joins its reader
+  if (!got || !*got) {
+    spdlog::warn("admin snapshot: the child process {}", got ? "failed" : "did not finish in time");
+    return std::nullopt;
+  }
+  snap.data = std::move(**got);
+  return snap;
+}
+
+std::optional<AdminRestore> ZkServer::admin_restore(std::string state) {
+  auto result = std::make_shared<std::promise<AdminRestore>>();
+  std::future<AdminRestore> future = result->get_future();
+  auto shared_state = std::make_shared<std::string>(std::move(state));
+  std::optional<bool> posted = on_state_thread<bool>([this, result, shared_state] {
+    pipeline_->admin_restore(std::move(*shared_state), [result](int64_t zxid, std::string error) {
+      result->set_value(AdminRestore{zxid, std::move(error)});
+    });
+    return true;
+  });
+  if (!posted) return std::nullopt;
+  return wait_bounded(future, kAdminRestoreTimeoutMs, admin_stopping_);
 }
 
 }  // namespace zkraft::server

@@ -69,6 +69,10 @@ class ZkServer {
   std::optional<T> on_state_thread(std::function<T()> fn);
   // The status; directory sizes are read on the admin thread.
   std::optional<ServerStatus> fetch_admin_status(StatsReset reset);
+  // The admin snapshot (serialised by a forked child: the state thread pauses only for fork)
+  // and restore (proposed, then waited for until it applies), on the admin thread.
+  std::optional<AdminSnapshot> forked_admin_snapshot();
+  std::optional<AdminRestore> admin_restore(std::string state);
 
   boost::asio::io_context& io_;
   Config config_;
@@ -85,8 +89,8 @@ class ZkServer {
   std::unique_ptr<AdminServer> admin_;
   std::atomic<bool> admin_stopping_{false};
   AdminContext admin_context_;  // used only on the admin thread
-  int64_t trace_mask_ = 306;    // ZooTrace's default text trace mask; admin thread only
   int64_t last_snapshot_ms_ = -1;  // the admin snapshot's rate limit; admin thread only
+  int64_t last_restore_ms_ = -1;   // the admin restore's rate limit; admin thread only
   std::unique_ptr<AdminServer> metrics_;
   PrometheusExporter exporter_;   // the metrics thread only
 };

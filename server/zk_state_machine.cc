@@ -43,7 +43,7 @@ std::string ZkStateMachine::serialize() const {
   return w.take();
 }
 
-bool ZkStateMachine::restore(int64_t zxid, std::string_view bytes) {
+bool ZkStateMachine::load_state(std::string_view bytes, int64_t* snapshot_zxid) {
   jute::Limits limits;
   limits.max_buffer = std::numeric_limits<int32_t>::max();
   limits.max_vector = std::numeric_limits<int32_t>::max();
@@ -56,6 +56,19 @@ bool ZkStateMachine::restore(int64_t zxid, std::string_view bytes) {
   if (!sessions.deserialize(r) || !tree.deserialize(r)) return false;
   sessions_ = std::move(sessions);
   tree_ = std::move(tree);
+  *snapshot_zxid = last;
+  return true;
+}
+
+bool ZkStateMachine::valid_state(std::string_view bytes) {
+  ZkStateMachine scratch;
+  int64_t last = 0;
+  return scratch.load_state(bytes, &last);
+}
+
+bool ZkStateMachine::restore(int64_t zxid, std::string_view bytes) {
+  int64_t last = 0;
+  if (!load_state(bytes, &last)) return false;
   last_zxid_ = std::max(last, zxid);
   tree_.set_last_zxid(last_zxid_);
   // Pairs past the snapshot's zxid (never on a Raft log, whose snapshots only move forward)
@@ -107,6 +120,17 @@ ApplyOutcome ZkStateMachine::apply(int64_t zxid, const Txn& txn, bool want_reply
     case TxnKind::kReapNode:
       out.err = tree_.delete_container(ctx, txn.path, out.triggers);
       break;
+    case TxnKind::kRestore: {
+      // The zxid goes on from this entry's, not from the restored state's: zxids are log
+      // indexes here and must keep growing for clients (which refuse a server behind them).
+      int64_t restored_zxid = 0;
+      if (load_state(txn.request, &restored_zxid)) {
+        out.state_replaced = true;
+      } else {
+        out.err = jute::err::kMarshallingError;  // checked before proposing: only a bug gets here
+      }
+      break;
+    }
     case TxnKind::kRequest:
       // reconfig checks its session after reconfigEnabled, as ZooKeeper does (apply_reconfig).
       if (txn.op != jute::op::kReconfig && !sessions_.contains(txn.session_id)) {

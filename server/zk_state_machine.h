@@ -26,6 +26,7 @@ struct ApplyOutcome {
   bool session_created = false;
   bool session_closed = false;  // the txn ended `txn.session_id`
   bool membership_changed = false;  // a reconfig rewrote /zookeeper/config
+  bool state_replaced = false;      // a kRestore replaced the tree and the sessions
   std::string quota_warning;  // a quota limit passed (see ZnodeTree::take_quota_warning), for the log
 };
 
@@ -72,6 +73,9 @@ class ZkStateMachine {
   // restore() leaves the state untouched and returns false if the bytes do not parse.
   std::string serialize() const;
   bool restore(int64_t zxid, std::string_view bytes);
+  // Whether `bytes` are a state serialize() could have produced (parsed in full, kept nowhere):
+  // the admin restore checks its input before it proposes it.
+  static bool valid_state(std::string_view bytes);
 
   const tree::ZnodeTree& tree() const { return tree_; }
   tree::ZnodeTree& mutable_tree() { return tree_; }
@@ -84,6 +88,9 @@ class ZkStateMachine {
                       ApplyOutcome& out);
   void apply_multi(const tree::TxnContext& ctx, const jute::MultiRequest& req, ApplyOutcome& out);
   void log_digest(int64_t zxid);
+  // Replaces the tree and the sessions with the ones in `bytes` (untouched if they do not
+  // parse); *snapshot_zxid: the last zxid they were taken at.
+  bool load_state(std::string_view bytes, int64_t* snapshot_zxid);
 
   static tree::ZnodeTree::Options tree_options(const StateMachineOptions& o) {
     tree::ZnodeTree::Options t;

@@ -110,8 +110,10 @@
   function renderMembers(s) {
     const body = document.querySelector("#members tbody");
     body.textContent = "";
-    const elsewhere = "known on that member's own dashboard";
+    const elsewhere = "only the leader hears each member's own figures: see its dashboard";
+    const figures = new Map((s.member_figures || []).map((f) => [f.id, f]));
     for (const m of s.members) {
+      const f = figures.get(m.id);
       const tr = document.createElement("tr");
       tr.dataset.id = String(m.id);
       tr.dataset.role = m.role;
@@ -122,10 +124,11 @@
       tr.className = classes.join(" ");
       cell(tr, String(m.id));
       cell(tr, m.role + (m.voter ? "" : " (non-voting)"));
-      // This server's own figures; another member's term, commit and applied are its own.
-      cell(tr, m.self ? fmt(s.term) : "–", !m.self, m.self ? "" : elsewhere);
-      cell(tr, m.self ? fmt(s.commit_index) : "–", !m.self, m.self ? "" : elsewhere);
-      cell(tr, m.self ? fmt(s.applied_index) : "–", !m.self, m.self ? "" : elsewhere);
+      // This server's own figures; on the leader, what each member last reported of itself.
+      const age = f && !m.self ? "reported " + f.reported_ms_ago + " ms ago" : "";
+      cell(tr, f ? fmt(f.term) : "–", !f, f ? age : elsewhere);
+      cell(tr, f ? fmt(f.commit_index) : "–", !f, f ? age : elsewhere);
+      cell(tr, f ? fmt(f.applied_index) : "–", !f, f ? age : elsewhere);
       const unknown = "only the leader knows this";
       cell(tr, m.match === null ? "?" : fmt(m.match), m.match === null, m.match === null ? unknown : "");
       cell(tr, m.lag === null ? "?" : fmt(m.lag), m.lag === null, m.lag === null ? unknown : "");

@@ -6,13 +6,16 @@ AdminServer on every member.
   - the page loads from the binary (page, script, styles: no other origin is asked for anything)
     and shows every member, with the leader the ensemble reports (srvr) highlighted, on the
     leader's page (with each member's lag) and on a follower's (lag unknown, said so);
+  - the leader's page shows every member's term, commit and applied index (what each follower
+    reports of itself to the leader twice a second), one term, each catching up after writes; a
+    follower's page shows only its own ("–" for the others);
   - under a Kazoo load on the follower, its requests-per-second chart's data rises from idle and
     the canvas' pixels change;
   - after kill -9 of the leader, the follower's page shows the new leader (the one srvr reports
     among the survivors), and the dead leader's page shows its "stopped answering" banner.
 
 Screenshots go to $ZKIT_ARTIFACTS if set, else to a temp dir of their own that is kept (three
-PNGs); their paths are printed. zkraft only: ZooKeeper has no dashboard.
+PNGs, four with the member figures); their paths are printed. zkraft only: ZooKeeper has no dashboard.
 
     ZKRAFT_BIN=build/server/zkraft-server /usr/bin/python3 tests/integration/test_dashboard.py
 """
@@ -121,6 +124,60 @@ class Dashboard(unittest.TestCase):
         else:
             self.assertEqual(lags, ["?", "?", "?"], view["rows"])
             self.assertIn("Lag unknown here", view["note"])
+
+    def test_every_members_term_commit_and_applied_on_the_leaders_page(self):
+        # Each follower reports its own figures to the leader twice a second (MemberFigures):
+        # the leader's page shows every member's term, commit and applied index as numbers, the
+        # same term everywhere, and after writes each member's commit and applied catch up with
+        # the leader's. A follower's page knows only its own (and says so with "–").
+        leader = self.ens.leader()
+        follower = next(m for m in self.ens.members if m is not leader)
+        lpage = self.browser.open("http://127.0.0.1:%d/" % leader.admin_port)
+        # open() does not wait for the page: READ_PAGE needs its elements.
+        loaded = "document.readyState === 'complete' && !!document.getElementById('chart-latency')"
+        self.assertTrue(harness.wait_until(lambda: lpage.evaluate(loaded), WAIT), "the page did not load")
+
+        def figures(v):
+            # cells: id, role, term, commit, applied, match, lag, active
+            return {r["id"]: r["cells"][2:5] for r in v["rows"]}
+
+        def all_numbers(v):
+            f = figures(v)
+            return len(f) == 3 and all(c.replace(",", "").isdigit() for row in f.values() for c in row)
+        view = self.wait_page(lpage, all_numbers, "the leader's page did not show every member's figures")
+        num = lambda c: int(c.replace(",", ""))
+        f = figures(view)
+        self.assertEqual(len({num(row[0]) for row in f.values()}), 1, f)  # one term
+        c = KazooClient(hosts=leader.hosts, timeout=10.0)
+        c.start(timeout=WAIT)
+        try:
+            for i in range(30):
+                c.create("/figures-%d" % i, b"x")
+            target = c.exists("/figures-29").mzxid  # its log index
+        finally:
+            c.stop()
+            c.close()
+
+        def caught_up(v):
+            if not all_numbers(v):
+                return False
+            return all(num(row[1]) >= target and num(row[2]) >= target for row in figures(v).values())
+        view = self.wait_page(lpage, caught_up, "the members' commit and applied did not reach %d" % target)
+        self.assertTrue(all(num(row[1]) >= num(row[2]) for row in figures(view).values()), figures(view))
+        fpage = self.browser.open("http://127.0.0.1:%d/" % follower.admin_port)
+        self.assertTrue(harness.wait_until(lambda: fpage.evaluate(loaded), WAIT), "the page did not load")
+        fview = self.wait_page(fpage, lambda v: v["polls"] >= 2 and len(v["rows"]) == 3,
+                               "the follower's page did not show three members")
+        for row in fview["rows"]:
+            cells = row["cells"][2:5]
+            if row["id"] == follower.myid:
+                self.assertTrue(all(num(x) >= target for x in cells[1:]), fview["rows"])
+            else:
+                self.assertEqual(cells, ["–", "–", "–"], fview["rows"])
+        path = os.path.join(self.out, "dashboard-member-figures.png")
+        lpage.screenshot(path)
+        print("  member figures on leader %d's page: %s (screenshot %s)"
+              % (leader.myid, json.dumps(figures(view)), path), flush=True)
 
     def test_members_leader_charts_and_failover(self):
         t0 = time.monotonic()

@@ -10,6 +10,7 @@
 
 #include "server/admin_commands.h"
 #include "server/digest_auth.h"
+#include "server/zk_state_machine.h"
 
 namespace zkraft::server {
 namespace {
@@ -428,6 +429,47 @@ TEST_F(AdminCommandsTest, SnapshotsAreRateLimitedAsZooKeepersAre) {
   EXPECT_EQ(get("/commands/snapshot", "GET", "sasl x").status, 401);  // refused before the limit
   now += kSnapshotIntervalMs;
   EXPECT_EQ(get("/commands/snapshot", "GET", "digest bob:pw").status, 200);
+}
+
+TEST_F(AdminCommandsTest, RestoreChecksItsInputIsRateLimitedAndAnswersWithTheZxid) {
+  int64_t now = 1000, last = -1;
+  context.monotonic_ms = [&now] { return now; };
+  context.last_restore_ms = &last;
+  std::vector<std::string> proposed;
+  std::optional<AdminRestore> outcome = AdminRestore{42, ""};
+  context.restore = [&](std::string state) {
+    proposed.push_back(std::move(state));
+    return outcome;
+  };
+  auto post = [&](std::string body, std::optional<std::string> auth = "digest bob:pw") {
+    return handle_admin_request(AdminRequest{"POST", "/commands/restore", std::move(auth),
+                                             "192.0.2.9", std::move(body)},
+                                context);
+  };
+  ZkStateMachine sm;
+  const std::string state = sm.serialize();
+  EXPECT_EQ(post(state, std::nullopt).status, 401);
+  EXPECT_EQ(post("").status, 400);  // nothing to restore; the limit is not used up
+  AdminReply bad = post("not a state");
+  EXPECT_EQ(bad.status, 500);  // as ZooKeeper answers a stream that does not deserialise
+  EXPECT_EQ(Json::parse(bad.body)["command"], "restore");
+  EXPECT_TRUE(proposed.empty());
+  now += kRestoreIntervalMs - 1;
+  EXPECT_EQ(post(state).status, 429);  // one per five minutes, as RestoreCommand's RateLimiter
+  now += 1;
+  AdminReply ok = post(state);
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_EQ(Json::parse(ok.body), (Json{{"command", "restore"}, {"error", nullptr}, {"last_zxid", 42}}));
+  EXPECT_EQ(proposed, std::vector<std::string>{state});
+  // The pipeline's refusal (a follower names the leader) and a restore that did not apply in time.
+  now += kRestoreIntervalMs;
+  outcome = AdminRestore{0, "send it to the leader (server 3)"};
+  AdminReply follower = post(state);
+  EXPECT_EQ(follower.status, 503);
+  EXPECT_EQ(Json::parse(follower.body)["error"], "send it to the leader (server 3)");
+  now += kRestoreIntervalMs;
+  outcome = std::nullopt;
+  EXPECT_EQ(post(state).status, 503);
 }
 
 TEST(AdminAuth, DigestIpAndSuperAsZooKeepersProviders) {

@@ -21,18 +21,25 @@ using boost::asio::ip::tcp;
 
 class AdminServerTest : public ::testing::Test {
  protected:
-  void start(int64_t idle_ms = 5000) {
+  void start(int64_t idle_ms = 5000, bool large_restore = false) {
     AdminServer::Options o;
     o.address = "127.0.0.1";
     o.port = 0;
     o.idle_timeout_ms = idle_ms;
     o.header_limit = 1024;
     o.body_limit = 100;
+    if (large_restore) {
+      o.post_body_limit = 1000;
+      o.large_body_allowed = [](std::string_view target, bool authorized) {
+        return authorized && target == "/restore";
+      };
+    }
     server = std::make_unique<AdminServer>(
         [this](const AdminRequest& r) {
           ++calls;
           AdminReply reply{200, "text/plain", r.method + " " + r.target};
-          reply.headers = {{"last_zxid", "0x5"}, {"peer", r.remote_address}};
+          reply.headers = {{"last_zxid", "0x5"}, {"peer", r.remote_address},
+                           {"body-bytes", std::to_string(r.body.size())}};
           return reply;
         },
         o);
@@ -107,6 +114,26 @@ TEST_F(AdminServerTest, BoundsTheRequest) {
     EXPECT_EQ(r.rfind("HTTP/1.1 400 ", 0), 0u) << r;
   }
   EXPECT_EQ(calls, 0);  // none of them reached the handler
+}
+
+TEST_F(AdminServerTest, OnlyAnAcceptedPostWithCredentialsMayBringALargeBody) {
+  start(5000, /*large_restore=*/true);
+  auto post = [this](const std::string& target, bool auth, size_t n) {
+    tcp::socket s = connect();
+    std::string req = "POST " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
+                      (auth ? "Authorization: digest a:b\r\n" : "") +
+                      "Content-Length: " + std::to_string(n) + "\r\n\r\n" + std::string(n, 'b');
+    boost::asio::write(s, boost::asio::buffer(req));
+    return read_all(s);
+  };
+  std::string ok = post("/restore", true, 900);
+  EXPECT_EQ(ok.rfind("HTTP/1.1 200 ", 0), 0u) << ok;
+  EXPECT_NE(ok.find("body-bytes: 900\r\n"), std::string::npos) << ok;
+  EXPECT_EQ(post("/restore", true, 1001).rfind("HTTP/1.1 413 ", 0), 0u);  // post_body_limit
+  EXPECT_EQ(post("/restore", false, 900).rfind("HTTP/1.1 413 ", 0), 0u);  // no credentials
+  EXPECT_EQ(post("/other", true, 900).rfind("HTTP/1.1 413 ", 0), 0u);     // not accepted
+  EXPECT_EQ(post("/other", true, 50).rfind("HTTP/1.1 200 ", 0), 0u);      // body_limit holds
+  EXPECT_EQ(calls, 2);
 }
 
 TEST_F(AdminServerTest, ClosesAnIdleConnection) {

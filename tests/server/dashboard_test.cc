@@ -279,5 +279,30 @@ TEST_F(DashboardTest, StatusJsonPrefersTheCountsWithoutLists) {
   EXPECT_EQ(get("/dashboard/status.json").status, 503);
 }
 
+TEST_F(DashboardTest, MemberFiguresAreOwnOnesAndOnTheLeaderWhatEachMemberReported) {
+  ServerStatus s = leader_status();
+  // Member 2 reported 300 ms ago; 3 has not (or too long ago: admin_status leaves it out).
+  for (auto& p : s.peers) {
+    if (p.id == 2) {
+      p.reported = true;
+      p.term = 7;
+      p.commit_index = 97;
+      p.applied_index = 96;
+      p.reported_ms_ago = 300;
+    }
+  }
+  Json j = Json::parse(render_dashboard_status(s));
+  EXPECT_EQ(j["member_figures"], Json::parse(R"([
+      {"id":1,"term":7,"commit_index":99,"applied_index":98,"reported_ms_ago":0},
+      {"id":2,"term":7,"commit_index":97,"applied_index":96,"reported_ms_ago":300}])"));
+  // A follower lists only itself, even if it somehow held reports.
+  s.mode = "follower";
+  s.server_id = 2;
+  s.raft_term = 8;
+  Json f = Json::parse(render_dashboard_status(s));
+  EXPECT_EQ(f["member_figures"], Json::parse(R"([
+      {"id":2,"term":8,"commit_index":99,"applied_index":98,"reported_ms_ago":0}])"));
+}
+
 }  // namespace
 }  // namespace zkraft::server

@@ -1,4 +1,5 @@
 #include "server/four_letter_words.h"
+#include "server/trace_mask.h"
 
 #include <gtest/gtest.h>
 
@@ -405,6 +406,17 @@ TEST(Environment, CurrentProcessFillsKeys) {
   auto [open, max] = file_descriptor_counts();
   EXPECT_GE(open, 3);  // at least stdin/stdout/stderr
   EXPECT_GE(max, open);
+}
+
+TEST(TraceMask, OneProcessWideMaskSetByStmksEightBytesOrByValue) {
+  EXPECT_EQ(text_trace_mask(), kDefaultTraceMask);
+  EXPECT_FALSE(set_text_trace_mask_from(std::string("\0\0\0\0\0\0\x01", 7)));  // short: unchanged
+  EXPECT_EQ(text_trace_mask(), kDefaultTraceMask);
+  EXPECT_TRUE(set_text_trace_mask_from(std::string("\0\0\0\0\0\0\x01\xff", 8)));
+  EXPECT_EQ(text_trace_mask(), 0x1ff);
+  set_text_trace_mask(-1);
+  EXPECT_EQ(text_trace_mask(), -1);
+  set_text_trace_mask(kDefaultTraceMask);  // for the other tests of this process
 }
 
 }  // namespace

@@ -98,5 +98,17 @@ TEST(PeerMessage, LeadershipRequestIsItsKindAloneAndRefusesTrailingBytes) {
   EXPECT_FALSE(decode_peer_message(m + "x").has_value());
 }
 
+TEST(PeerMessage, MemberFiguresRoundTripAndRefuseTrailingBytes) {
+  MemberFigures f{7, 0x100000002, 0x100000001};
+  const std::string m = encode_peer_message(f);
+  auto back = decode_peer_message(m);
+  ASSERT_TRUE(back.has_value());
+  ASSERT_TRUE(std::holds_alternative<MemberFigures>(*back));
+  EXPECT_EQ(std::get<MemberFigures>(*back), f);
+  EXPECT_EQ(m.size(), 2u + 24u);
+  EXPECT_FALSE(decode_peer_message(m + "x").has_value());
+  EXPECT_FALSE(decode_peer_message(m.substr(0, m.size() - 1)).has_value());
+}
+
 }  // namespace
 }  // namespace zkraft::server

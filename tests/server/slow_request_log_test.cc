@@ -65,5 +65,19 @@ TEST(SlowRequestLog, ReadPathCoversRecordsWithAndWithoutAPath) {
   EXPECT_EQ(read_path(jute::SetWatches{}), "");
 }
 
+TEST(SlowRequestLog, TheSlowWordListsTheLatestLinesWithSequenceAndTime) {
+  ServerStats stats;
+  EXPECT_EQ(render_slow_requests(stats.recent_slow_requests), "");
+  for (uint64_t i = 1; i <= kRecentSlowRequests + 2; ++i) {
+    ++stats.slow_requests;
+    remember_slow_request(stats, "slow request: line " + std::to_string(i), 1000 + static_cast<int64_t>(i));
+  }
+  ASSERT_EQ(stats.recent_slow_requests.size(), kRecentSlowRequests);  // the oldest two dropped
+  EXPECT_EQ(stats.recent_slow_requests.front().seq, 3u);
+  const std::string text = render_slow_requests(stats.recent_slow_requests);
+  EXPECT_EQ(text.substr(0, text.find('\n') + 1), "3\t1003\tslow request: line 3\n");
+  EXPECT_TRUE(text.ends_with("258\t1258\tslow request: line 258\n"));
+}
+
 }  // namespace
 }  // namespace zkraft::server

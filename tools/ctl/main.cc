@@ -11,16 +11,23 @@
 //   zkraft-ctl ... log                      each member's log bounds (lgif)
 //   zkraft-ctl ... member add 'server.4=h:2888:3888;2181' [--auth digest:super:pw]
 //   zkraft-ctl ... member remove 4 [--auth ...]
+//   zkraft-ctl ... slow-log [--follow]      the members' recent slow requests (the `slow` word),
+//                                           oldest first; --follow polls and prints new ones
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include "jute/errors.h"
 #include "tools/ctl/four_letter_client.h"
 #include "tools/ctl/member_view.h"
+#include "tools/ctl/slow_log.h"
 #include "tools/load_bench/zk_connection.h"
 
 namespace {
@@ -125,6 +132,52 @@ int reconfig(const Options& o, const std::string& joining, const std::string& le
   }
   std::fprintf(stderr, "no endpoint took the reconfig\n");
   return 1;
+}
+
+// The slow-request log of every endpoint, oldest first; with `follow`, then every interval_ms
+// what is new (by sequence number), until killed. Exit 1 if an endpoint could not be read.
+int slow_log(const Options& o, bool follow, int interval_ms) {
+  int status = 0;
+  std::map<std::string, uint64_t> printed;  // endpoint -> the last seq printed
+  for (bool first = true;; first = false) {
+    std::vector<SlowRequest> fresh;
+    for (const auto& hp : parse_endpoints(o.endpoints)) {
+      const std::string ep = hp.to_string();
+      std::string err;
+      auto answer = ask_four_letter_word(hp, "slow", o.timeout_ms, &err);
+      auto entries = answer ? parse_slow_requests(*answer, ep) : std::nullopt;
+      if (!entries) {
+        if (first) {
+          std::fprintf(stderr, "%s: %s\n", ep.c_str(),
+                       answer ? answer->substr(0, answer->find('\n')).c_str() : err.c_str());
+          status = 1;
+        }
+        continue;
+      }
+      uint64_t& last = printed[ep];
+      if (!entries->empty() && entries->back().seq < last) last = 0;  // it restarted
+      std::vector<SlowRequest> news = newer_than(*entries, last);
+      if (!news.empty() && last > 0 && news.front().seq > last + 1) {
+        std::fprintf(stderr, "%s: %llu slow request(s) not shown (more than the server keeps)\n", ep.c_str(),
+                     static_cast<unsigned long long>(news.front().seq - last - 1));
+      }
+      if (!news.empty()) last = news.back().seq;
+      fresh.insert(fresh.end(), news.begin(), news.end());
+    }
+    std::stable_sort(fresh.begin(), fresh.end(),
+                     [](const SlowRequest& a, const SlowRequest& b) { return a.wall_ms < b.wall_ms; });
+    if (o.json && !follow) {
+      nlohmann::json arr = nlohmann::json::array();
+      for (const auto& r : fresh) arr.push_back(slow_request_json(r));
+      std::cout << arr.dump(2) << "\n";
+    } else {
+      // --follow --json: one object per line, as it comes.
+      for (const auto& r : fresh) std::cout << (o.json ? slow_request_json(r).dump() : slow_request_text(r)) << "\n";
+    }
+    std::cout.flush();
+    if (!follow) return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(interval_ms));
+  }
 }
 
 }  // namespace
@@ -245,6 +298,13 @@ int main(int argc, char** argv) {
     }
     if (o.json) std::cout << arr.dump(2) << "\n";
   });
+
+  bool follow = false;
+  int interval_ms = 1000;
+  auto* slow = app.add_subcommand("slow-log", "the members' recent slow requests (zkraft.slowRequestThresholdMs)");
+  slow->add_flag("-f,--follow", follow, "keep polling and print new ones as they come (until killed)");
+  slow->add_option("--interval-ms", interval_ms, "how often --follow polls")->capture_default_str();
+  slow->callback([&] { status = slow_log(o, follow, std::max(50, interval_ms)); });
 
   try {
     app.parse(argc, argv);
