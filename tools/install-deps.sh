@@ -10,6 +10,8 @@ pkgs=(
   libcurator-framework-java libcurator-recipes-java libcurator-client-java
   libjetty9-java libservlet-api-java  # ZooKeeper's AdminServer in tests/integration/test_admin.py
   chromium  # headless, for the dashboard in tests/integration/test_dashboard.py
+  libsasl2-dev libsasl2-modules  # Cyrus SASL: DIGEST-MD5 (server/sasl_server.h)
+  python3-pure-sasl  # Kazoo's SASL client in tests/integration/test_sasl.py
   default-jdk-headless netcat-openbsd procps iproute2
 )
 missing=()
