@@ -32,6 +32,8 @@
 #include "server/read_executor.h"
 #include "server/read_only_sessions.h"
 #include "server/replicated_log.h"
+#include "server/sasl_config.h"
+#include "server/sasl_server.h"
 #include "server/server_stats.h"
 #include "server/server_status.h"
 #include "server/serving_gate.h"
@@ -102,6 +104,11 @@ class RequestPipeline final : public LogListener, private EventSink {
   void check_serving();
   void handle_request(Client& c, ClientMessage& m);
   void handle_auth(Client& c, QueuedRequest& p, const jute::AuthPacket& a);
+  // SASL and enforcement (request_pipeline_auth.cc).
+  bool start_auth(std::string* error);
+  void handle_sasl(Client& c, QueuedRequest& p, const jute::GetSASLRequest& r);
+  // Enforcement: true when `p` must be refused (it is then answered and the connection closes).
+  bool refuse_unauthenticated(Client& c, QueuedRequest& p);
   void handle_four_letter_word(Client& c, const std::string& word);
   void enqueue(Client& c, QueuedRequest p);
   void submit(Client& c, QueuedRequest p, Txn txn, bool close_after);
@@ -143,6 +150,8 @@ class RequestPipeline final : public LogListener, private EventSink {
   FlowLimits flow_;
   size_t outstanding_ = 0;  // queued requests, all clients
   ServerStats stats_;
+  std::unique_ptr<SaslServer> sasl_;  // null: no SASL configured
+  AuthEnforcement enforcement_;
 };
 
 }  // namespace zkraft::server

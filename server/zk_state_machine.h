@@ -35,6 +35,8 @@ struct StateMachineOptions {
   bool reconfig_enabled = false;        // reconfigEnabled: the reconfig op
   bool enforce_quota = false;           // zookeeper.enforceQuota: hard quota limits refuse
   bool digest_enabled = true;           // zookeeper.digest.enabled: false records digest 0
+  // ACL schemes besides world/auth/digest/ip (tree::AuthSchemes::extra), e.g. "sasl".
+  std::vector<std::string> extra_auth_schemes = {};
 };
 
 // One entry of the digest history that `hash` prints.
@@ -85,6 +87,7 @@ class ZkStateMachine {
   static tree::ZnodeTree::Options tree_options(const StateMachineOptions& o) {
     tree::ZnodeTree::Options t;
     t.enforce_quota = o.enforce_quota;
+    t.schemes.extra = o.extra_auth_schemes;
     return t;
   }
 

@@ -96,6 +96,19 @@ const std::map<std::string, Sample>& samples() {
       {"slow_request_threshold_ms", {"250", [](const Config& c) { return c.slow_request_threshold_ms == 250; }}},
       {"init_limit", {"8", [](const Config& c) { return c.init_limit == 8; }}},
       {"sync_limit", {"9", [](const Config& c) { return c.sync_limit == 9; }}},
+      {"jaas_config_file", {"/etc/zk/jaas.conf", [](const Config& c) {
+         return c.jaas_config_file == "/etc/zk/jaas.conf";
+       }}},
+      {"sasl_login_context", {"ZkServer", [](const Config& c) { return c.sasl_login_context == "ZkServer"; }}},
+      {"sasl_super_user", {"admin", [](const Config& c) { return c.sasl_super_user == "admin"; }}},
+      {"kerberos_remove_host_from_principal", {"true", [](const Config& c) { return c.kerberos_remove_host; }}},
+      {"kerberos_remove_realm_from_principal", {"true", [](const Config& c) { return c.kerberos_remove_realm; }}},
+      {"enforce_auth_enabled", {"true", [](const Config& c) { return c.enforce_auth_enabled; }}},
+      {"enforce_auth_schemes", {"sasl,digest", [](const Config& c) {
+         return c.enforce_auth_schemes == std::set<std::string>{"digest", "sasl"};
+       }}},
+      {"session_require_client_sasl_auth",
+       {"true", [](const Config& c) { return c.session_require_client_sasl_auth; }}},
   };
   return kSamples;
 }
