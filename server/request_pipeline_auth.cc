@@ -40,8 +40,14 @@ bool RequestPipeline::start_auth(std::string* error) {
     *error = "SASL: " + why;
     return false;
   }
-  spdlog::info("SASL: DIGEST-MD5 with {} user(s) of section '{}' in {}", users,
-               config_.sasl_login_context, config_.jaas_config_file);
+  if (sasl_->settings().mechanism == "GSSAPI") {
+    spdlog::info("SASL: GSSAPI as {}/{} (section '{}' in {}), keytab {}", sasl_->settings().protocol,
+                 sasl_->settings().server_name, config_.sasl_login_context,
+                 config_.jaas_config_file, sasl_->settings().keytab);
+  } else {
+    spdlog::info("SASL: DIGEST-MD5 with {} user(s) of section '{}' in {}", users,
+                 config_.sasl_login_context, config_.jaas_config_file);
+  }
   if (enforcement_.enabled) {
     std::string schemes;
     for (const auto& s : enforcement_.schemes) schemes += (schemes.empty() ? "" : ",") + s;

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "server/jaas_file.h"
+#include "server/sasl_identity.h"
 #include "tree/acl.h"
 
 namespace zkraft::server {
@@ -31,6 +34,30 @@ std::optional<SaslSettings> sasl_settings(const Config& config, std::string* err
   }
   SaslSettings s;
   for (auto& [user, password] : jaas_digest_users(*section)) s.users[user] = password;
+  // A Kerberos login (Krb5LoginModule with a principal) gives the server a JAAS subject, and
+  // ZooKeeper then serves GSSAPI only, as the principal's service on the principal's host.
+  for (const auto& m : section->modules) {
+    if (m.class_name != "com.sun.security.auth.module.Krb5LoginModule") continue;
+    const auto principal = m.option("principal");
+    const size_t slash = principal ? principal->find('/') : std::string::npos;
+    const size_t at = principal ? principal->find('@', slash) : std::string::npos;
+    if (slash == std::string::npos || at == std::string::npos) {
+      *error = "JAAS section '" + config.sasl_login_context +
+               "': Krb5LoginModule needs principal=\"service/host@REALM\"";
+      return std::nullopt;
+    }
+    s.mechanism = "GSSAPI";
+    s.protocol = principal->substr(0, slash);
+    s.server_name = principal->substr(slash + 1, at - slash - 1);
+    s.keytab = m.option("keyTab").value_or("");
+  }
+  {
+    const char* krb5 = std::getenv("KRB5_CONFIG");
+    std::ifstream in(krb5 && *krb5 ? krb5 : "/etc/krb5.conf");
+    std::stringstream text;
+    text << in.rdbuf();
+    s.default_realm = krb5_default_realm(text.str());
+  }
   s.remove_host = config.kerberos_remove_host;
   s.remove_realm = config.kerberos_remove_realm;
   return s;

@@ -31,6 +31,36 @@ std::optional<KerberosName> parse_kerberos_name(std::string_view name) {
 
 }  // namespace
 
+std::string krb5_default_realm(std::string_view text) {
+  bool in_libdefaults = false;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) continue;
+    line = line.substr(first);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
+      line.remove_suffix(1);
+    }
+    if (line[0] == '#' || line[0] == ';') continue;
+    if (line[0] == '[') {
+      in_libdefaults = line == "[libdefaults]";
+      continue;
+    }
+    if (!in_libdefaults || line.rfind("default_realm", 0) != 0) continue;
+    std::string_view rest = line.substr(13);
+    const size_t eq = rest.find_first_not_of(" \t");
+    if (eq == std::string_view::npos || rest[eq] != '=') continue;
+    rest = rest.substr(eq + 1);
+    const size_t v = rest.find_first_not_of(" \t");
+    return v == std::string_view::npos ? std::string() : std::string(rest.substr(v));
+  }
+  return {};
+}
+
 std::optional<std::string> sasl_authorized_id(std::string_view authentication_id,
                                               const PrincipalRules& rules) {
   auto k = parse_kerberos_name(authentication_id);

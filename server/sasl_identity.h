@@ -28,6 +28,10 @@ struct PrincipalRules {
 std::optional<std::string> sasl_authorized_id(std::string_view authentication_id,
                                               const PrincipalRules& rules);
 
+// default_realm of krb5.conf's [libdefaults] ("" if none), which ZooKeeper's KerberosName takes
+// as the default realm.
+std::string krb5_default_realm(std::string_view krb5_conf);
+
 inline bool sasl_super_user(std::string_view id, std::string_view super_user) {
   return !id.empty() && !super_user.empty() && id == super_user;
 }

@@ -4,6 +4,7 @@
 #include <sasl/saslplug.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -23,13 +24,18 @@ int (*as_callback(F* f))() {
 constexpr const char* kAuxpropName = "zkraft-jaas";
 
 // Cyrus asks options through the getopt callback: only the auxprop plugin, the mechanisms and the
-// log level are ours; everything else is Cyrus's default (no config file is read).
-int getopt_cb(void* /*context*/, const char* /*plugin*/, const char* option, const char** result,
+// log level are ours; everything else is Cyrus's default (no config file is read). The global
+// one (context null) loads both mechanisms; an exchange's (context: its SaslSettings) allows its
+// server's one only.
+int getopt_cb(void* context, const char* /*plugin*/, const char* option, const char** result,
               unsigned* len) {
+  const auto* settings = static_cast<const SaslSettings*>(context);
   if (std::strcmp(option, "auxprop_plugin") == 0) {
     *result = kAuxpropName;
   } else if (std::strcmp(option, "mech_list") == 0) {
-    *result = "DIGEST-MD5";
+    *result = settings ? settings->mechanism.c_str() : "DIGEST-MD5 GSSAPI";
+  } else if (std::strcmp(option, "keytab") == 0 && settings && !settings->keytab.empty()) {
+    *result = settings->keytab.c_str();
   } else if (std::strcmp(option, "log_level") == 0) {
     *result = "2";  // SASL_LOG_ERR and worse through log_cb
   } else {
@@ -167,9 +173,11 @@ struct SaslExchange::Impl {
 };
 
 std::unique_ptr<SaslServer> SaslServer::create(SaslSettings settings, std::string* error) {
+  if (!settings.keytab.empty()) setenv("KRB5_KTNAME", settings.keytab.c_str(), 1);
   if (!init_cyrus(error)) return nullptr;
   std::unique_ptr<SaslServer> server(new SaslServer(std::move(settings)));
-  // A trial exchange proves DIGEST-MD5 is there (libsasl2-modules) before the first client.
+  // A trial exchange proves the mechanism is there (libsasl2-modules, -gssapi-mit) before the
+  // first client.
   std::string why;
   auto trial = server->start(&why);
   if (!trial) {
@@ -178,8 +186,12 @@ std::unique_ptr<SaslServer> SaslServer::create(SaslSettings settings, std::strin
   }
   const char* mechs = nullptr;
   if (sasl_listmech(trial->impl_->conn, nullptr, "", " ", "", &mechs, nullptr, nullptr) != SASL_OK ||
-      mechs == nullptr || std::strstr(mechs, "DIGEST-MD5") == nullptr) {
-    if (error) *error = "Cyrus SASL offers no DIGEST-MD5 mechanism (is libsasl2-modules installed?)";
+      mechs == nullptr || std::strstr(mechs, server->settings_.mechanism.c_str()) == nullptr) {
+    if (error) {
+      *error = "Cyrus SASL offers no " + server->settings_.mechanism + " mechanism (" +
+               (mechs ? mechs : "none") + "; is libsasl2-modules" +
+               (server->settings_.mechanism == "GSSAPI" ? "-gssapi-mit" : "") + " installed?)";
+    }
     return nullptr;
   }
   return server;
@@ -192,7 +204,7 @@ std::unique_ptr<SaslExchange> SaslServer::start(std::string* error) const {
   impl->settings = &settings_;
   void* ctx = const_cast<SaslSettings*>(&settings_);
   impl->callbacks = {
-      {SASL_CB_GETOPT, as_callback(&getopt_cb), nullptr},
+      {SASL_CB_GETOPT, as_callback(&getopt_cb), ctx},
       {SASL_CB_LOG, as_callback(&log_cb), nullptr},
       {SASL_CB_PROXY_POLICY, as_callback(&proxy_policy_cb), ctx},
       {SASL_CB_LIST_END, nullptr, nullptr},
@@ -233,7 +245,7 @@ SaslExchange::Step SaslExchange::step(std::string_view client_token) {
   if (!impl_->started) {
     impl_->started = true;
     // DIGEST-MD5 has no initial response: an empty first token means none.
-    rc = sasl_server_start(impl_->conn, "DIGEST-MD5",
+    rc = sasl_server_start(impl_->conn, impl_->settings->mechanism.c_str(),
                            client_token.empty() ? nullptr : client_token.data(),
                            static_cast<unsigned>(client_token.size()), &out, &out_len);
   } else {
@@ -260,7 +272,14 @@ SaslExchange::Step SaslExchange::step(std::string_view client_token) {
   }
   const auto& cfg = *impl_->settings;
   // Cyrus may qualify a DIGEST-MD5 user with the digest realm; ZooKeeper's name is the bare user.
-  std::string_view user = user_part(static_cast<const char*>(authid), cfg.server_name);
+  // Cyrus's GSSAPI drops the realm of a principal in the default realm ("bob@EXAMPLE.COM" ->
+  // "bob"), where ZooKeeper starts from the whole principal: put it back.
+  std::string user(cfg.mechanism == "GSSAPI" ? std::string_view(static_cast<const char*>(authid))
+                                              : user_part(static_cast<const char*>(authid),
+                                                          cfg.server_name));
+  if (cfg.mechanism == "GSSAPI" && user.find('@') == std::string::npos && !cfg.default_realm.empty()) {
+    user += "@" + cfg.default_realm;
+  }
   auto name = sasl_authorized_id(user, PrincipalRules{cfg.remove_host, cfg.remove_realm,
                                                       cfg.default_realm});
   if (!name) {

@@ -6,6 +6,10 @@
 // identity. SaslExchange is one connection's exchange: each client token goes in, the server's
 // token comes out, and once Cyrus says the client is authenticated, the identity `sasl:NAME`.
 //
+// Mechanisms: DIGEST-MD5 with the JAAS users, or GSSAPI (Kerberos) when the login section is a
+// Krb5LoginModule with a principal and keytab: then only GSSAPI, as the principal's service on
+// its host ("zookeeper/localhost@REALM": acceptor zookeeper@localhost), as ZooKeeper chooses.
+//
 // As ZooKeeper 3.9.4 (ZooKeeperSaslServer, SecurityUtils.createSaslServer): protocol
 // "zookeeper", server name "zk-sasl-md5" for DIGEST-MD5 (so the digest realm and digest-uri are
 // "zk-sasl-md5" and "zookeeper/zk-sasl-md5", whatever the host is called), quality of protection
@@ -22,8 +26,12 @@
 // very next request, which the state thread handles (it owns the identities, Client::auth, and
 // forwards them with every write, Txn::auth); a network-thread step would need its outcome
 // sequenced back into that stream. A DIGEST-MD5 step is two MD5 passes over a few hundred bytes
-// (microseconds; tests/server/sasl_server_test.cc times a whole exchange). Cyrus is initialised
-// once per process (sasl_server_init); exchanges are independent.
+// (13 us for a whole exchange, client included: tests/server/sasl_server_test.cc times it). A
+// GSSAPI accept reads the keytab and checks the replay cache (local files, no network: the KDC
+// is the client's business), a cost paid once per connection, not per request. Should that ever
+// matter, the step can move to the network thread behind the same interface: the state thread
+// would then hand the connection's SASL request over and wait for its outcome in queue order.
+// Cyrus is initialised once per process (sasl_server_init); exchanges are independent.
 
 #include <cstdint>
 #include <map>
@@ -35,9 +43,17 @@
 namespace zkraft::server {
 
 struct SaslSettings {
+  // "DIGEST-MD5", or "GSSAPI" when the login section names a Kerberos principal and keytab (as
+  // ZooKeeper: a JAAS subject with principals means GSSAPI, and only it).
+  std::string mechanism = "DIGEST-MD5";
   std::map<std::string, std::string> users;  // DIGEST-MD5: user name -> password (JAAS user_NAME)
+  // DIGEST-MD5: "zookeeper" and "zk-sasl-md5"; GSSAPI: the service principal's two parts
+  // ("zookeeper/host@REALM" -> "zookeeper", "host").
   std::string protocol = "zookeeper";
   std::string server_name = "zk-sasl-md5";
+  // GSSAPI: the keytab holding the service principal's key (JAAS keyTab). MIT Kerberos takes it
+  // from KRB5_KTNAME, which SaslServer::create sets for the process: one keytab per server.
+  std::string keytab;
   // zookeeper.kerberos.removeHostFromPrincipal / removeRealmFromPrincipal.
   bool remove_host = false;
   bool remove_realm = false;
@@ -48,7 +64,7 @@ class SaslExchange;
 
 class SaslServer {
  public:
-  // Initialises Cyrus (once per process) and checks DIGEST-MD5 is available. nullptr with
+  // Initialises Cyrus (once per process) and checks the mechanism is available. nullptr with
   // *error set (one line) when it cannot serve.
   static std::unique_ptr<SaslServer> create(SaslSettings settings, std::string* error);
   ~SaslServer();

@@ -14,6 +14,8 @@ that agrees with ZooKeeper on something wrong still fails.
   enforcement    zookeeper.sessionRequireClientSASLAuth, enforce.auth.enabled + schemes: an
                  unauthenticated session's request fails with SessionClosedRequireAuth (-124)
                  and the connection closes
+  kerberos       GSSAPI with a KDC the test starts (kdc.py): the names ZooKeeper forms from
+                 principals, with kerberos.removeHostFromPrincipal / removeRealmFromPrincipal
   ensemble       (target only) a follower's SASL client writes under a sasl ACL: the identity
                  reaches the leader with the forwarded write
 
@@ -396,6 +398,84 @@ class EnsembleIdentity(unittest.TestCase):
                 bob.stop()
         finally:
             shutil.rmtree(d, ignore_errors=True)
+
+
+# One Kazoo GSSAPI client in its own process (its ticket cache is the process's KRB5CCNAME):
+# creates `path` with the auth ACL, which ZooKeeper expands to the session's sasl id, and prints
+# that ACL and whether reading it back works.
+GSSAPI_CLIENT = r"""
+import json, sys, logging
+logging.basicConfig(level=logging.CRITICAL)
+from kazoo.client import KazooClient
+from kazoo.security import make_acl
+hosts, path = sys.argv[1:3]
+c = KazooClient(hosts, timeout=10, connection_retry={"max_tries": 0},
+                sasl_options={"mechanism": "GSSAPI", "service": "zookeeper"})
+c.start(timeout=10)
+c.create(path, b"k", acl=[make_acl("auth", "", all=True)])
+acl = sorted("%s:%s" % (a.id.scheme, a.id.id) for a in c.get_acls(path)[0])
+print(json.dumps({"acl": acl, "data": c.get(path)[0].decode()}))
+c.stop()
+"""
+
+
+class Kerberos(unittest.TestCase):
+    """GSSAPI through a throwaway realm (kdc.py): the server's JAAS section is a Krb5LoginModule
+    with its keytab and principal zookeeper/localhost; Kazoo authenticates with a ticket from the
+    KDC. The sasl id ZooKeeper forms from the principal, with kerberos.removeHostFromPrincipal and
+    removeRealmFromPrincipal, compared with ZooKeeper 3.8's."""
+
+    maxDiff = None
+
+    def gssapi(self, kdc, env, server, path):
+        r = subprocess.run(["/usr/bin/python3", "-c", GSSAPI_CLIENT, "localhost:%d" % server.port, path],
+                           env=env, capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            return ["failed", r.stderr.strip().splitlines()[-1:] if r.stderr else []]
+        import json
+        return json.loads(r.stdout.strip().splitlines()[-1])
+
+    def test_gssapi_names_as_zookeeper_forms_them(self):
+        from kdc import Kdc
+        with Kdc() as kdc:
+            keytab = kdc.add_service("zookeeper/localhost")
+            bob = kdc.kinit("bob")
+            host = kdc.kinit("client/localhost")
+            jaas = os.path.join(kdc.dir, "server.jaas")
+            with open(jaas, "w") as f:
+                f.write('Server {\n  com.sun.security.auth.module.Krb5LoginModule required\n'
+                        '  useKeyTab=true\n  keyTab="%s"\n  storeKey=true\n  useTicketCache=false\n'
+                        '  principal="zookeeper/localhost@%s";\n};\n' % (keytab, kdc.realm))
+            # The servers' (zkraft reads the environment; its replay cache goes in the realm's dir).
+            saved = {k: os.environ.get(k) for k in ("KRB5_CONFIG", "KRB5RCACHEDIR")}
+            os.environ.update(KRB5_CONFIG=kdc.krb5_conf, KRB5RCACHEDIR=kdc.dir)
+            try:
+                runs = []
+                for kind in ("zookeeper", None):
+                    out = {}
+                    for name, extra in (("keep", []),
+                                        ("no-host", ["-Dzookeeper.kerberos.removeHostFromPrincipal=true"]),
+                                        ("neither", ["-Dzookeeper.kerberos.removeHostFromPrincipal=true",
+                                                     "-Dzookeeper.kerberos.removeRealmFromPrincipal=true"])):
+                        flags = sasl_flags(jaas, "-Djava.security.krb5.conf=" + kdc.krb5_conf, *extra)
+                        with harness.Server(kind=kind, name="krb-" + name, jvm_flags=flags) as srv:
+                            out[name + " bob"] = self.gssapi(kdc, bob, srv, "/bob")
+                            out[name + " client/localhost"] = self.gssapi(kdc, host, srv, "/host")
+                    runs.append(out)
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+        print(runs[1])
+        self.assertEqual(runs[0], runs[1])
+        got = runs[1]
+        self.assertEqual(got["keep bob"], {"acl": ["sasl:bob@EXAMPLE.COM"], "data": "k"})
+        self.assertEqual(got["keep client/localhost"]["acl"], ["sasl:client/localhost@EXAMPLE.COM"])
+        self.assertEqual(got["no-host client/localhost"]["acl"], ["sasl:client@EXAMPLE.COM"])
+        self.assertEqual(got["neither bob"]["acl"], ["sasl:bob"])
+        self.assertEqual(got["neither client/localhost"]["acl"], ["sasl:client"])
 
 
 @unittest.skipUnless(harness.target_kind() == "zkraft", "ZooKeeper 3.8 differs (see identity_script)")
