@@ -419,6 +419,8 @@ c.stop()
 """
 
 
+@unittest.skipUnless(shutil.which("kadmin.local") and shutil.which("krb5kdc"),
+                     "needs krb5-kdc and krb5-admin-server (tools/install-deps.sh)")
 class Kerberos(unittest.TestCase):
     """GSSAPI through a throwaway realm (kdc.py): the server's JAAS section is a Krb5LoginModule
     with its keytab and principal zookeeper/localhost; Kazoo authenticates with a ticket from the

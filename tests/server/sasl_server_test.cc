@@ -132,6 +132,15 @@ TEST(SaslIdentityTest, ZooKeepersNameFormation) {
   EXPECT_EQ(sasl_authorized_id("a/b/c@R", keep), std::nullopt);
 }
 
+TEST(SaslIdentityTest, Krb5DefaultRealmIsReadFromLibdefaultsOnly) {
+  EXPECT_EQ(krb5_default_realm("[libdefaults]\n  default_realm = EXAMPLE.COM\n"), "EXAMPLE.COM");
+  EXPECT_EQ(krb5_default_realm("# c\n[realms]\n default_realm = NO\n[libdefaults]\n"
+                               "\tdns_lookup_kdc = false\n\tdefault_realm=ZK.TEST  \r\n"),
+            "ZK.TEST");
+  EXPECT_EQ(krb5_default_realm("[libdefaults]\n default_realm_x = NO\n"), "");
+  EXPECT_EQ(krb5_default_realm(""), "");
+}
+
 TEST(SaslIdentityTest, SuperUser) {
   EXPECT_TRUE(sasl_super_user("admin", "admin"));
   EXPECT_FALSE(sasl_super_user("admin", ""));
