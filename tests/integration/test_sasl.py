@@ -152,6 +152,9 @@ def identity_script(server):
         c.stop()
         out.append([name + " raw", raw_sasl(server, user, password)])
     out.append(["raw sasl bob", raw_sasl(server, "bob", "bobsecret")])
+    # SASL is negotiated with op 102 only: an auth packet with scheme sasl fails (ZooKeeper's
+    # SASLAuthenticationProvider.handleAuthentication) and the connection closes.
+    out.append(["auth packet sasl", raw_auth_packet(server, "sasl", b"bob:bobsecret")])
     for c in (bob, eve, anon, root):
         c.stop()
     return out
@@ -210,6 +213,21 @@ def raw_sasl(server, user, password):
         except (ConnectionError, OSError):
             errs.append("closed")
         return errs
+    finally:
+        raw.abandon()
+
+
+def raw_auth_packet(server, scheme, auth):
+    """An auth packet (op 100, xid -4: type, scheme, auth): its error, then whether the server
+    closed the connection."""
+    raw = W.RawSession(server.host, server.port, timeout_ms=10000, io_timeout=10.0)
+    try:
+        _, (xid, _, err, _) = raw.call(100, W.int32(0) + W.ustring(scheme) + W.buffer(auth), xid=-4)
+        try:
+            raw.read_frame()
+            return [xid, err, "open"]
+        except (ConnectionError, OSError):
+            return [xid, err, "closed"]
     finally:
         raw.abandon()
 
@@ -278,6 +296,7 @@ class SaslDifferential(unittest.TestCase):
         self.assertEqual(t["wrong password raw"], [0, AUTH_FAILED, "closed"])
         self.assertEqual(t["unknown user raw"], [0, AUTH_FAILED, "closed"])
         self.assertEqual(t["raw sasl bob"], [0, 0, ["getData", 0]])
+        self.assertEqual(t["auth packet sasl"], [-4, AUTH_FAILED, "closed"])
 
     def test_session_require_client_sasl_auth_refuses_unauthenticated_sessions(self):
         t = self.run_both(
