@@ -10,6 +10,7 @@
 //   WriteRouter      propose on the leader, forward on a follower; what is in flight
 //   LeaderDuties     session expiry, the container/TTL reaper, membership
 //   ServingGate      answer clients only while in contact with a quorum (or read-only)
+//   SaslServer       the SASL exchange (op 102) and auth enforcement (request_pipeline_auth.cc)
 //   collect_status   the plain ServerStatus that the four-letter words render
 //
 // Ordering: a watch event always reaches a client before any reply that shows the change (events
