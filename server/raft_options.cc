@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "server/tls_context.h"
+#include "server/tls_options.h"
+
 namespace zkraft::server {
 
 std::optional<consensus::RaftNodeOptions> raft_options(const Config& config, std::string* error) {
@@ -28,6 +31,16 @@ std::optional<consensus::RaftNodeOptions> raft_options(const Config& config, std
     o.listen_host = "127.0.0.1";
     o.listen_port = 0;
     return o;
+  }
+  if (config.ssl_quorum) {
+    TlsOptions tls;
+    if (!quorum_tls_options_from_config(config, &tls, error)) return std::nullopt;
+    o.peer_tls = build_server_tls_context(tls, error, true);
+    if (!o.peer_tls) {
+      *error = "sslQuorum: " + *error;
+      return std::nullopt;
+    }
+    o.peer_tls_hostname_verification = tls.hostname_verification;
   }
   bool found_self = false;
   for (const auto& s : config.servers) {

@@ -7,6 +7,7 @@
 
 #include "server/jaas_file.h"
 #include "server/sasl_identity.h"
+#include "server/tls_options.h"
 #include "tree/acl.h"
 
 namespace zkraft::server {
@@ -64,8 +65,10 @@ std::optional<SaslSettings> sasl_settings(const Config& config, std::string* err
 }
 
 std::vector<std::string> extra_auth_schemes(const Config& config) {
-  if (config.jaas_config_file.empty()) return {};
-  return {"sasl"};
+  std::vector<std::string> schemes;
+  if (client_tls_wanted(config)) schemes.push_back("x509");
+  if (!config.jaas_config_file.empty()) schemes.push_back("sasl");
+  return schemes;
 }
 
 bool AuthEnforcement::authenticated(const std::vector<jute::Id>& auth) const {

@@ -29,7 +29,8 @@ namespace zkraft::server {
 std::optional<SaslSettings> sasl_settings(const Config& config, std::string* error);
 
 // The ACL schemes this server has besides world, auth, digest and ip (tree::AuthSchemes::extra):
-// "sasl" when a JAAS file is configured. Every server of an ensemble must agree.
+// "x509" when clients use TLS (client_tls_wanted), "sasl" when a JAAS file is configured. Every
+// server of an ensemble must agree. Enforcement (enforce.auth.schemes) accepts these too.
 std::vector<std::string> extra_auth_schemes(const Config& config);
 
 struct AuthEnforcement {

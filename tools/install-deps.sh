@@ -14,6 +14,7 @@ pkgs=(
   libsasl2-modules-gssapi-mit krb5-kdc krb5-admin-server krb5-user python3-kerberos  # GSSAPI, and the test KDC
   python3-pure-sasl  # Kazoo's SASL client in tests/integration/test_sasl.py
   default-jdk-headless netcat-openbsd procps iproute2
+  openssl  # tests/integration/test_tls.py makes its certificates with the openssl command
 )
 missing=()
 for p in "${pkgs[@]}"; do
