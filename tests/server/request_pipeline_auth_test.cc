@@ -185,6 +185,14 @@ TEST(SaslConfigTest, SettingsComeFromTheNamedSectionAndMistakesAreOneLine) {
   std::remove(path.c_str());
   EXPECT_EQ(extra_auth_schemes(c), (std::vector<std::string>{"sasl"}));
   EXPECT_EQ(extra_auth_schemes(Config{}), (std::vector<std::string>{}));
+  Config tls;
+  tls.client_port_unification = true;  // TLS on the client side: the x509 scheme exists
+  EXPECT_EQ(extra_auth_schemes(tls), (std::vector<std::string>{"x509"}));
+  tls.jaas_config_file = "/some/file";
+  EXPECT_EQ(extra_auth_schemes(tls), (std::vector<std::string>{"x509", "sasl"}));
+  tls.enforce_auth_enabled = true;
+  tls.enforce_auth_schemes = {"x509", "sasl"};
+  EXPECT_TRUE(auth_enforcement(tls, &error)) << error;
 }
 
 TEST(SaslConfigTest, EnforcementAsAuthenticationHelper) {
