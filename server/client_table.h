@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jute/data.h"
+#include "server/sasl_server.h"
 #include "server/server_stats.h"
 #include "server/session_queue.h"
 
@@ -29,6 +30,7 @@ struct Client {
   int32_t timeout_ms = 0;
   int64_t last_heard_ms = 0;  // monotonic
   std::vector<jute::Id> auth;
+  std::unique_ptr<SaslExchange> sasl;  // the connection's SASL exchange, from its first sasl request
   SessionQueue queue;
   ConnectionStats stats;
   uint64_t packets_received = 0;

@@ -99,6 +99,19 @@ struct Config {
   // QuotaExceeded. Applied by every server, so it must be the same on all of them.
   bool enforce_quota = false;
 
+  // SASL and authentication enforcement (sasl_config.h), ZooKeeper's system properties.
+  // The JAAS file whose login section (`sasl_login_context`) lists the DIGEST-MD5 users
+  // (java.security.auth.login.config); empty = no SASL. With it the `sasl` ACL scheme exists, so
+  // it must be set alike on every server of an ensemble (ACLs are checked where they apply).
+  std::string jaas_config_file;
+  std::string sasl_login_context = "Server";  // zookeeper.sasl.serverconfig
+  std::string sasl_super_user;                // zookeeper.superUser: that sasl id is also super
+  bool kerberos_remove_host = false;          // zookeeper.kerberos.removeHostFromPrincipal
+  bool kerberos_remove_realm = false;         // zookeeper.kerberos.removeRealmFromPrincipal
+  bool enforce_auth_enabled = false;          // zookeeper.enforce.auth.enabled
+  std::set<std::string> enforce_auth_schemes; // zookeeper.enforce.auth.schemes
+  bool session_require_client_sasl_auth = false;  // zookeeper.sessionRequireClientSASLAuth
+
   // Threads serving client connections (NetworkPool); 0 = one per core, at most 4.
   int32_t network_threads = 0;
   // Requests slower than this (received to replied) are logged with the time of each stage.

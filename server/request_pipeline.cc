@@ -47,8 +47,7 @@ RequestPipeline::RequestPipeline(const Config& config, ReplicatedLog& log, Clien
       started_ms_(clock.monotonic_ms()),
       sm_(StateMachineOptions{config.extended_types_enabled, config.reconfig_enabled,
                               config.enforce_quota, config.digest_enabled,
-                              client_tls_wanted(config) ? std::vector<std::string>{"x509"}
-                                                        : std::vector<std::string>{}}),
+                              extra_auth_schemes(config)}),
       watches_(static_cast<size_t>(std::max(0, config.max_watches_per_connection))),
       session_ids_(config.server_id, clock.wall_ms()),
       reads_(sm_, watches_, *this),
@@ -64,6 +63,7 @@ bool RequestPipeline::start(std::string* error) {
   if (!config_.standalone()) {
     sm_.mutable_tree().set_config_data(membership_text(bootstrap_servers(config_), 0));
   }
+  if (!start_auth(error)) return false;
   if (!log_.start(*this, error)) return false;
   if (gate_.policy().bound_is_floored) {
     spdlog::warn("minSessionTimeout {} ms is too short for the quorum-contact bound: clients of a "
@@ -239,7 +239,9 @@ void RequestPipeline::handle_request(Client& c, ClientMessage& m) {
   p.received_ms = m.received_ms;
   p.handled_ms = c.last_heard_ms;  // now
   if (m.logged && config_.slow_request_threshold_ms > 0) p.path = write_path(p.op, m.record);
-  if (rc == err::kUnimplemented) {
+  if (refuse_unauthenticated(c, p)) {
+    // answered: SessionClosedRequireAuth, then the connection closes
+  } else if (rc == err::kUnimplemented) {
     // ZooKeeper answers an unknown op with Unimplemented, then drops the connection.
     spdlog::info("session 0x{:x}: unknown op {}; closing", c.session_id, p.op);
     p.state = QueuedRequest::Answered{reply_with_body(jute::ReplyHeader{p.xid, -1, err::kUnimplemented}), true};
@@ -270,6 +272,8 @@ void RequestPipeline::handle_request(Client& c, ClientMessage& m) {
         reply_with_body(jute::ReplyHeader{p.xid, sm_.last_zxid(), err::kMarshallingError}), true};
   } else if (p.op == op::kAuth) {
     handle_auth(c, p, std::get<jute::AuthPacket>(m.request.body));
+  } else if (p.op == op::kSasl && sasl_) {
+    handle_sasl(c, p, std::get<jute::GetSASLRequest>(m.request.body));
   } else if (p.op == op::kSync) {
     // Linearizable: wait for a read point confirmed by a quorum, then for it to be applied here.
     const Waiter w{c.conn, c.queue.front_seq() + c.queue.size()};

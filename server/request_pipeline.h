@@ -10,6 +10,7 @@
 //   WriteRouter      propose on the leader, forward on a follower; what is in flight
 //   LeaderDuties     session expiry, the container/TTL reaper, membership
 //   ServingGate      answer clients only while in contact with a quorum (or read-only)
+//   SaslServer       the SASL exchange (op 102) and auth enforcement (request_pipeline_auth.cc)
 //   collect_status   the plain ServerStatus that the four-letter words render
 //
 // Ordering: a watch event always reaches a client before any reply that shows the change (events
@@ -34,6 +35,8 @@
 #include "server/read_executor.h"
 #include "server/read_only_sessions.h"
 #include "server/replicated_log.h"
+#include "server/sasl_config.h"
+#include "server/sasl_server.h"
 #include "server/server_stats.h"
 #include "server/server_status.h"
 #include "server/serving_gate.h"
@@ -113,6 +116,11 @@ class RequestPipeline final : public LogListener, private EventSink {
   void check_serving();
   void handle_request(Client& c, ClientMessage& m);
   void handle_auth(Client& c, QueuedRequest& p, const jute::AuthPacket& a);
+  // SASL and enforcement (request_pipeline_auth.cc).
+  bool start_auth(std::string* error);
+  void handle_sasl(Client& c, QueuedRequest& p, const jute::GetSASLRequest& r);
+  // Enforcement: true when `p` must be refused (it is then answered and the connection closes).
+  bool refuse_unauthenticated(Client& c, QueuedRequest& p);
   void handle_four_letter_word(Client& c, const std::string& word, std::string_view rest);
   void enqueue(Client& c, QueuedRequest p);
   void submit(Client& c, QueuedRequest p, Txn txn, bool close_after);
@@ -170,6 +178,8 @@ class RequestPipeline final : public LogListener, private EventSink {
   };
   std::map<uint64_t, ReportedFigures> member_figures_;  // the leader: by member id
   int64_t figures_sent_ms_ = -1;  // a follower: when it last sent its own
+  std::unique_ptr<SaslServer> sasl_;  // null: no SASL configured
+  AuthEnforcement enforcement_;
 };
 
 }  // namespace zkraft::server

@@ -36,8 +36,8 @@ struct StateMachineOptions {
   bool reconfig_enabled = false;        // reconfigEnabled: the reconfig op
   bool enforce_quota = false;           // zookeeper.enforceQuota: hard quota limits refuse
   bool digest_enabled = true;           // zookeeper.digest.enabled: false records digest 0
-  // ACL schemes besides world/auth/digest/ip (x509 when clients use TLS, as ZooKeeper registers
-  // its X509AuthenticationProvider then).
+  // ACL schemes besides world/auth/digest/ip (tree::AuthSchemes::extra): x509 when clients use
+  // TLS, as ZooKeeper registers its X509AuthenticationProvider then; sasl with a JAAS file.
   std::vector<std::string> extra_schemes = {};
 };
 

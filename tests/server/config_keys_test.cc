@@ -125,6 +125,19 @@ const std::map<std::string, Sample>& samples() {
       {"ssl_quorum_enabled_protocols", {"TLSv1.2", [](const Config& c) { return c.ssl_quorum_enabled_protocols == "TLSv1.2"; }}},
       {"ssl_quorum_ciphersuites", {"TLS_AES_256_GCM_SHA384", [](const Config& c) { return c.ssl_quorum_ciphersuites == "TLS_AES_256_GCM_SHA384"; }}},
       {"ssl_quorum_hostname_verification", {"false", [](const Config& c) { return !c.ssl_quorum_hostname_verification; }}},
+      {"jaas_config_file", {"/etc/zk/jaas.conf", [](const Config& c) {
+         return c.jaas_config_file == "/etc/zk/jaas.conf";
+       }}},
+      {"sasl_login_context", {"ZkServer", [](const Config& c) { return c.sasl_login_context == "ZkServer"; }}},
+      {"sasl_super_user", {"admin", [](const Config& c) { return c.sasl_super_user == "admin"; }}},
+      {"kerberos_remove_host_from_principal", {"true", [](const Config& c) { return c.kerberos_remove_host; }}},
+      {"kerberos_remove_realm_from_principal", {"true", [](const Config& c) { return c.kerberos_remove_realm; }}},
+      {"enforce_auth_enabled", {"true", [](const Config& c) { return c.enforce_auth_enabled; }}},
+      {"enforce_auth_schemes", {"sasl,digest", [](const Config& c) {
+         return c.enforce_auth_schemes == std::set<std::string>{"digest", "sasl"};
+       }}},
+      {"session_require_client_sasl_auth",
+       {"true", [](const Config& c) { return c.session_require_client_sasl_auth; }}},
   };
   return kSamples;
 }
