@@ -176,6 +176,7 @@ bool RaftNode::open(std::string* error) {
   PeerTransportOptions to;
   to.self_id = options_.id;
   to.cluster_name = options_.cluster_name;
+  to.auth = options_.peer_auth;
   to.max_message_bytes = options_.max_message_bytes;
   PeerTransport::Handlers h;
   // Transport handlers run on a strand of io_, i.e. on the io thread; after transport stop()

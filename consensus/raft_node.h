@@ -57,6 +57,7 @@
 #include "consensus/conf_change.h"
 #include "consensus/group_commit_log.h"
 #include "consensus/peer_transport.h"
+#include "consensus/peer_transport_auth.h"
 #include "consensus/raft_application.h"
 #include "consensus/raft_core.h"
 #include "consensus/raft_driver.h"
@@ -91,6 +92,7 @@ struct RaftNodeOptions {
   uint64_t snapshot_every = 100000;  // take a snapshot after this many applied entries
   uint64_t keep_tail = 5000;         // entries kept behind a snapshot for slow followers
   std::string cluster_name;          // peers with a different non-empty name are refused
+  PeerAuthOptions peer_auth;         // quorum authentication on the peer port (off by default)
   uint32_t max_message_bytes = 64u << 20;  // largest transport payload
   // Fast failover: when the transport reports the connection to the leader broken, tell the core
   // (RaftCore::broken_leader_connection: it drops the leader's lease and campaigns, staggered by
