@@ -104,6 +104,16 @@ struct Config {
   // Requests slower than this (received to replied) are logged with the time of each stage.
   int32_t slow_request_threshold_ms = 1000;
 
+  // Quorum authentication (peer_auth.h), ZooKeeper's quorum.auth.* keys: credentials from the
+  // JAAS file's DigestLoginModule sections. ZooKeeper's rules: a require_* needs enable_sasl, and
+  // server_require needs learner_require.
+  bool quorum_auth_enable_sasl = false;
+  bool quorum_auth_learner_require_sasl = false;
+  bool quorum_auth_server_require_sasl = false;
+  std::string quorum_auth_learner_login_context = "QuorumLearner";
+  std::string quorum_auth_server_login_context = "QuorumServer";
+  std::string jaas_config_file;  // -Djava.security.auth.login.config
+
   std::vector<PeerConfig> servers;      // empty (or just this server) = standalone
 
   std::string source_file;              // the file read, if any (for logs and `conf`)

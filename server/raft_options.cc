@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "server/peer_auth.h"
+
 namespace zkraft::server {
 
 std::optional<consensus::RaftNodeOptions> raft_options(const Config& config, std::string* error) {
@@ -29,6 +31,9 @@ std::optional<consensus::RaftNodeOptions> raft_options(const Config& config, std
     o.listen_port = 0;
     return o;
   }
+  auto auth = peer_auth_options(config, error);
+  if (!auth) return std::nullopt;
+  o.peer_auth = std::move(*auth);
   bool found_self = false;
   for (const auto& s : config.servers) {
     auto id = static_cast<consensus::NodeId>(s.id);

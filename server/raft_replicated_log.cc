@@ -320,6 +320,9 @@ void RaftReplicatedLog::refresh_figures() {
   s.fsync_threshold_exceeded = storage.fsync_threshold_exceeded;
   s.fsync_micros_total = storage.fsync_micros_total;
   s.fsync_micros_max = storage.fsync_micros_max;
+  const consensus::PeerTransportStats peer_port = node_->transport_stats();
+  s.peer_auth_failures = peer_port.auth_failures;
+  s.peer_connections_refused = peer_port.inbound_refused;
   if (st.membership.voters.size() == 1 && st.membership.learners.empty() && st.peers.empty()) {
     s.mode = "standalone";
   } else if (st.role == consensus::Role::kLeader) {
@@ -377,6 +380,7 @@ void RaftReplicatedLog::refresh_figures() {
   c.peer_bytes_received = transport.bytes_received;
   c.peer_messages_sent = transport.messages_sent;
   c.peer_messages_received = transport.messages_received;
+  c.peer_auth_failures = transport.auth_failures;
   // The core counts whole ticks and reports them at the next refresh: the contact it saw is at
   // least age ticks old, at most one tick more.
   f.quorum_contact_ms = st.quorum_contact_age_ticks == consensus::RaftCore::kNoQuorumContact

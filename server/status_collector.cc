@@ -111,6 +111,10 @@ ServerStatus collect_status(const StatusSources& s) {
   st.fsync_threshold_exceed_count = static_cast<int64_t>(s.replication.fsync_threshold_exceeded);
   st.extra_metrics.emplace_back("fsync_count", std::to_string(s.fsyncs));
   const auto& repl = s.replication;
+  if (repl.mode != "standalone") {
+    st.extra_metrics.emplace_back("peer_auth_failures", std::to_string(repl.peer_auth_failures));
+    st.extra_metrics.emplace_back("peer_connections_refused", std::to_string(repl.peer_connections_refused));
+  }
   if (repl.mode == "leader") {
     st.extra_metrics.emplace_back("learners", std::to_string(repl.learners));
     st.extra_metrics.emplace_back("followers", std::to_string(repl.learners));
