@@ -379,11 +379,20 @@ class Inbound : public std::enable_shared_from_this<Inbound> {
   void close(const char* why, bool notify = true) {
     if (state_ == State::kClosed) return;
     const bool was_established = state_ == State::kEstablished;
+    const bool challenged = state_ == State::kAuth;
     state_ = State::kClosed;
     error_code ignore;
     sock_.close(ignore);
     timer_.cancel();
     auto t = t_.lock();
+    if (challenged) {
+      // The dialer did not answer our challenge: it could not check our proof (another password)
+      // or it is not a server at all. Either way an authentication that failed.
+      if (t) add(t->c_.auth_failures);
+      spdlog::warn("peer transport {}: connection from {} claiming server {} ended before it answered "
+                   "the authentication challenge ({}): another quorum password?", opts_.self_id, remote_,
+                   claimed_.from, why);
+    }
     if (was_established) {
       spdlog::info("peer transport {}: connection from peer {} closed ({})", opts_.self_id, peer_id_, why);
       if (t && notify) t->peer_down(peer_id_);

@@ -198,8 +198,9 @@ TEST_F(PeerAuthTransportTest, WrongPasswordIsRefusedAndCounted) {
   a.transport->send(2, "forged");
   start_io();
   // The acceptor's proof does not check out for a (it holds another password), so a gives up
-  // before proving anything; b times out its handshake or sees the close.
+  // before proving anything; b sees the connection end unanswered and counts that.
   ASSERT_TRUE(wait_until([&] { return a.transport->stats().connect_failures >= 2; }));
+  ASSERT_TRUE(wait_until([&] { return b.transport->stats().auth_failures >= 1; }));
   EXPECT_EQ(a.transport->stats().connects, 0u);
   EXPECT_EQ(b.received_count(), 0u);
   EXPECT_EQ(b.transport->stats().inbound_accepted, 0u);
