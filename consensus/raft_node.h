@@ -148,6 +148,8 @@ class RaftNode {
   Membership applied_membership() const;
   uint64_t fsync_count() const;
   GroupCommitStats storage_stats() const;
+  // The storage thread is waiting for disk space (GroupCommitLog::disk_full). Any thread.
+  bool disk_full() const;
   PeerTransportStats transport_stats() const;
 
  private:

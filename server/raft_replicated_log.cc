@@ -1,5 +1,7 @@
 #include "server/raft_replicated_log.h"
 
+#include <cstdlib>
+
 #include <spdlog/spdlog.h>
 
 #include <pthread.h>
@@ -16,6 +18,8 @@ namespace zkraft::server {
 namespace asio = boost::asio;
 
 namespace {
+// EX_IOERR (sysexits.h): what a supervisor sees when the log could not be made durable.
+constexpr int kFatalStorageExitCode = 74;
 int64_t steady_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -388,6 +392,14 @@ void RaftReplicatedLog::refresh_figures() {
                             : steady_ms() - static_cast<int64_t>(st.quorum_contact_age_ticks) * tick_ms_;
   std::lock_guard<std::mutex> lock(figures_mu_);
   figures_ = std::move(f);
+}
+
+bool RaftReplicatedLog::disk_full() const { return node_ && node_->disk_full(); }
+
+void RaftReplicatedLog::on_fatal_error(const std::string&) {
+  // The line saying why is the Raft node's (consensus/raft_node.cc); make sure it is out.
+  spdlog::default_logger()->flush();
+  std::_Exit(kFatalStorageExitCode);
 }
 
 ReplicationStatus RaftReplicatedLog::replication_status() const {

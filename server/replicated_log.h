@@ -147,6 +147,9 @@ class ReplicatedLog {
   virtual uint64_t fsync_count() const = 0;
   // Figures for the metrics page, as of consensus' last report; none by default.
   virtual ConsensusFigures consensus_figures() const { return {}; }
+  // This server's log cannot be written for lack of disk space: new writes are refused (reads
+  // are served) until it can. Any thread.
+  virtual bool disk_full() const { return false; }
   // How long ago this server last knew it was in contact with a quorum (a leader: heard from a
   // majority of voters; a follower or observer: heard from its leader), in monotonic ms, never
   // less than the truth; kNoQuorumContact when it knows no leader. A standalone server that

@@ -231,6 +231,10 @@ void RequestPipeline::handle_request(Client& c, ClientMessage& m) {
     p.state = QueuedRequest::Answered{reply_with_body(jute::ReplyHeader{p.xid, -1, err::kUnimplemented}), true};
   } else if (c.read_only && (m.logged || p.op == op::kSync)) {
     answer_read_only_write(c, p);
+  } else if (m.logged && p.op != op::kCloseSession && log_.disk_full()) {
+    // This server's log cannot take it (the storage thread logged "disk full" once): refused at
+    // once, as a read-only server refuses writes, instead of waiting for space.
+    p.state = QueuedRequest::Answered{reply_with_body(jute::ReplyHeader{p.xid, sm_.last_zxid(), err::kNotReadOnly})};
   } else if (m.logged) {
     // A write: its record is decoded once, where it is applied (a malformed one fails there
     // with MarshallingError and still takes a zxid, as in ZooKeeper).
