@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 
+#include "consensus/peer_stream.h"
 #include "consensus/peer_transport_frame.h"
 
 namespace zkraft::consensus {
@@ -94,7 +95,7 @@ class Outbound : public std::enable_shared_from_this<Outbound> {
  public:
   Outbound(std::weak_ptr<PeerTransport::Impl> t, const Strand& strand, const PeerTransportOptions& opts,
            NodeId id, std::string host, uint16_t port)
-      : t_(std::move(t)), opts_(opts), id_(id), host_(std::move(host)), port_(port), sock_(strand),
+      : t_(std::move(t)), opts_(opts), id_(id), host_(std::move(host)), port_(port), sock_(strand, opts.tls),
         resolver_(strand), timer_(strand), backoff_(opts.backoff_initial) {}
 
   void start() { connect(); }
@@ -147,13 +148,34 @@ class Outbound : public std::enable_shared_from_this<Outbound> {
     resolver_.async_resolve(host_, std::to_string(port_), [this, self, g](error_code ec, tcp::resolver::results_type rs) {
       if (stale(g)) return;
       if (ec) return fail("resolve", ec);
-      asio::async_connect(sock_, rs, [this, self, g](error_code ec, const tcp::endpoint&) {
+      sock_.reset(opts_.tls_hostname_verification ? host_ : std::string());
+      asio::async_connect(sock_.socket(), rs, [this, self, g](error_code ec, const tcp::endpoint&) {
         if (stale(g)) return;
         if (ec) return fail("connect", ec);
         error_code ignore;
         sock_.set_option(tcp::no_delay(true), ignore);
-        handshake(g);
+        tls_handshake(g);
       });
+    });
+  }
+
+  // sslQuorum: TLS first (both sides present certificates), then the hello inside it.
+  void tls_handshake(uint64_t g) {
+    if (!sock_.secure()) return handshake(g);
+    state_ = State::kHandshake;
+    auto self = shared_from_this();
+    timer_.expires_after(opts_.handshake_timeout);
+    timer_.async_wait([this, self, g](error_code ec) {
+      if (!ec && !stale(g) && state_ == State::kHandshake) fail("TLS handshake timeout", {});
+    });
+    sock_.async_handshake(asio::ssl::stream_base::client, [this, self, g](error_code ec) {
+      if (stale(g)) return;
+      if (ec) {
+        spdlog::warn("peer transport {}: TLS handshake with peer {} at {}:{} failed: {}", opts_.self_id, id_,
+                     host_, port_, ec.message());
+        return fail("TLS handshake", ec);
+      }
+      handshake(g);
     });
   }
 
@@ -334,7 +356,7 @@ class Outbound : public std::enable_shared_from_this<Outbound> {
   NodeId id_;
   std::string host_;
   uint16_t port_;
-  tcp::socket sock_;
+  PeerStream sock_;
   tcp::resolver resolver_;
   asio::steady_timer timer_;
   std::chrono::milliseconds backoff_;
@@ -357,10 +379,10 @@ class Outbound : public std::enable_shared_from_this<Outbound> {
 class Inbound : public std::enable_shared_from_this<Inbound> {
  public:
   Inbound(std::weak_ptr<PeerTransport::Impl> t, const PeerTransportOptions& opts, tcp::socket sock)
-      : t_(std::move(t)), opts_(opts), sock_(std::move(sock)), timer_(sock_.get_executor()) {
+      : t_(std::move(t)), opts_(opts), sock_(std::move(sock), opts.tls), timer_(sock_.get_executor()) {
     buf_.resize(kInitialBuffer);
     error_code ec;
-    auto ep = sock_.remote_endpoint(ec);
+    auto ep = sock_.socket().remote_endpoint(ec);
     remote_ = ec ? std::string("unknown address") : ep.address().to_string() + ":" + std::to_string(ep.port());
   }
 
@@ -370,7 +392,19 @@ class Inbound : public std::enable_shared_from_this<Inbound> {
     timer_.async_wait([this, self](error_code ec) {
       if (!ec && (state_ == State::kHandshake || state_ == State::kAuth)) close("handshake timeout");
     });
-    read();
+    if (!sock_.secure()) return read();
+    sock_.async_handshake(asio::ssl::stream_base::server, [this, self](error_code ec) {
+      if (state_ == State::kClosed) return;
+      if (ec) {
+        error_code ignore;
+        const auto remote = sock_.socket().remote_endpoint(ignore);
+        if (auto t = t_.lock()) add(t->c_.inbound_refused);
+        spdlog::warn("peer transport {}: refusing connection from {}:{}: TLS handshake failed: {}", opts_.self_id,
+                     remote.address().to_string(), remote.port(), ec.message());
+        return close("TLS handshake failed");
+      }
+      read();
+    });
   }
 
   NodeId peer_id() const { return peer_id_; }
@@ -573,7 +607,7 @@ class Inbound : public std::enable_shared_from_this<Inbound> {
 
   std::weak_ptr<PeerTransport::Impl> t_;
   PeerTransportOptions opts_;  // a copy: handlers may outlive the transport
-  tcp::socket sock_;
+  PeerStream sock_;
   asio::steady_timer timer_;
   State state_ = State::kHandshake;
   NodeId peer_id_ = 0;  // set once the handshake completes

@@ -18,6 +18,7 @@
 // Delivery: at most once, in order per connection; no delivery across a reconnect is promised.
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ssl/context.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -47,6 +48,10 @@ struct PeerTransportOptions {
   std::chrono::milliseconds backoff_initial{50};
   std::chrono::milliseconds backoff_max{2000};
   std::chrono::milliseconds handshake_timeout{5000};
+  // sslQuorum: mutual TLS on every peer connection, the peer's certificate checked against the
+  // context's trust store (built by the server, server/tls_context.h); null = plain TCP.
+  std::shared_ptr<boost::asio::ssl::context> tls;
+  bool tls_hostname_verification = true;  // the dialling side checks the peer's name
 };
 
 // Counters since start, readable from any thread.

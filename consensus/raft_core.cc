@@ -58,7 +58,8 @@ RaftCore::RaftCore(const RaftConfig& config, RecoveredState rec, RandomSource ra
   applied_ = std::max(rec.applied, rec.snapshot.index);
   applied_ = std::min(applied_, commit_);
   snapshot_meta_ = rec.snapshot;
-  snapshot_data_ = std::move(rec.snapshot_data);
+  snapshot_data_ = std::make_shared<const std::string>(std::move(rec.snapshot_data));
+  snapshot_size_ = snapshot_data_->size();
   base_membership_ = rec.snapshot.index > 0 ? rec.snapshot.membership : cfg_.initial_membership;
   refresh_membership();
   prev_hard_state_ = hard_state();
@@ -438,478 +439,14 @@ void RaftCore::step_candidate(const Message& m) {
   }
 }
 
-// ---------------------------------------------------------------- follower side
-
-void RaftCore::commit_to(Index index) {
-  index = std::min(index, log_.last_index());
-  if (index > commit_) commit_ = index;
-}
-
-void RaftCore::append_from_leader(const std::vector<Entry>& entries) {
-  bool conf_touched = false;
-  for (size_t k = 0; k < entries.size(); ++k) {
-    const Entry& e = entries[k];
-    if (e.index <= log_.last_index()) {
-      if (log_.match_term(e.index, e.term)) continue;
-      ZKRAFT_INVARIANT(e.index > commit_, "a committed entry would be overwritten");
-      const Index conf_before = e.index;
-      for (Index i = conf_before; i <= log_.last_index() && !conf_touched; ++i) {
-        if (log_.at(i).type == EntryType::kConfChange) conf_touched = true;
-      }
-      log_.truncate_from(e.index);
-    }
-    log_.append(e);
-    if (e.type == EntryType::kConfChange) conf_touched = true;
-  }
-  if (conf_touched) refresh_membership();
-}
-
-void RaftCore::handle_append(const Message& m) {
-  Message r;
-  r.type = MessageType::kAppendResponse;
-  r.to = m.from;
-  if (m.index < commit_) {
-    r.index = commit_;
-    send(std::move(r));
-    return;
-  }
-  if (log_.match_term(m.index, m.log_term)) {
-    append_from_leader(m.entries);
-    const Index last_new = m.index + m.entries.size();
-    commit_to(std::min(m.commit, last_new));
-    r.index = last_new;
-    send(std::move(r));
-    return;
-  }
-  // Reject, suggesting where the leader should probe: the last index whose term is <= the
-  // term the leader has at m.index, so a whole divergent term is skipped in one round trip.
-  const Index hint = log_.find_conflict_by_term(std::min(m.index, log_.last_index()), m.log_term);
-  r.reject = true;
-  r.index = m.index;
-  r.reject_hint = hint;
-  r.log_term = log_.term(hint).value_or(0);
-  send(std::move(r));
-}
-
-void RaftCore::handle_heartbeat(const Message& m) {
-  commit_to(m.commit);
-  Message r;
-  r.type = MessageType::kHeartbeatResponse;
-  r.to = m.from;
-  r.context = m.context;
-  send(std::move(r));
-}
-
-void RaftCore::handle_snapshot_chunk(const Message& m) {
-  const SnapshotMeta& meta = m.snapshot;
-  auto ack_commit = [&] {
-    Message r;
-    r.type = MessageType::kAppendResponse;
-    r.to = m.from;
-    r.index = commit_;
-    send(std::move(r));
-  };
-  if (meta.index <= commit_) {
-    // Already have all of it.
-    incoming_snapshot_.reset();
-    incoming_snapshot_data_.clear();
-    ack_commit();
-    return;
-  }
-  // Offset 0 starts a new transfer, unless it is a repeat of the one in progress (a duplicate or
-  // a resend): then the mismatch answer below tells the leader where to continue.
-  if (m.snapshot_offset == 0 && !(incoming_snapshot_ && *incoming_snapshot_ == meta)) {
-    incoming_snapshot_ = meta;
-    incoming_snapshot_data_.clear();
-  }
-  Message r;
-  r.type = MessageType::kSnapshotResponse;
-  r.to = m.from;
-  if (!incoming_snapshot_ || !(*incoming_snapshot_ == meta) ||
-      m.snapshot_offset != incoming_snapshot_data_.size()) {
-    // Out of order or a different snapshot: ask for what we need next.
-    r.index = incoming_snapshot_ && *incoming_snapshot_ == meta ? incoming_snapshot_data_.size() : 0;
-    send(std::move(r));
-    return;
-  }
-  incoming_snapshot_data_ += m.snapshot_chunk;
-  if (!m.snapshot_done) {
-    r.index = incoming_snapshot_data_.size();
-    send(std::move(r));
-    return;
-  }
-  // Complete. If our log already contains the snapshot's last entry, keep the log and just
-  // move commit; otherwise the snapshot replaces the whole log.
-  if (log_.match_term(meta.index, meta.term)) {
-    commit_to(meta.index);
-  } else {
-    ZKRAFT_INVARIANT(meta.index > commit_, "commit never goes back");
-    log_.restore(meta.index, meta.term);
-    commit_ = meta.index;
-    base_membership_ = meta.membership;
-    refresh_membership();
-    pending_snapshot_ = meta;
-    pending_snapshot_data_ = std::move(incoming_snapshot_data_);
-    snapshot_unpersisted_ = true;
-  }
-  incoming_snapshot_.reset();
-  incoming_snapshot_data_.clear();
-  Message done;
-  done.type = MessageType::kAppendResponse;
-  done.to = m.from;
-  done.index = log_.last_index();
-  send(std::move(done));
-}
-
-// ---------------------------------------------------------------- leader side
-
-void RaftCore::step_leader(const Message& m) {
-  if (m.type == MessageType::kReadIndex) {
-    handle_leader_read_index(m.context, m.from);
-    return;
-  }
-  auto it = progress_.find(m.from);
-  if (it == progress_.end()) return;
-  Progress& pr = it->second;
-  switch (m.type) {
-    case MessageType::kAppendResponse:
-      pr.recent_active = true;
-      handle_append_response(m);
-      break;
-    case MessageType::kHeartbeatResponse:
-      pr.recent_active = true;
-      handle_heartbeat_response(m);
-      break;
-    case MessageType::kSnapshotResponse:
-      pr.recent_active = true;
-      if (pr.state == ProgressState::kSnapshot && pr.pending_snapshot == snapshot_meta_.index) {
-        // The follower's latest answer is the truth about what it holds (it may have restarted).
-        pr.snapshot_acked_offset = m.index;
-        if (m.index < snapshot_data_.size()) send_snapshot_chunk(m.from);
-      }
-      break;
-    default:
-      break;
-  }
-}
-
-void RaftCore::handle_append_response(const Message& m) {
-  Progress& pr = progress_.at(m.from);
-  if (m.reject) {
-    // Ignore stale rejections: of an index already known to match, or of a probe we no
-    // longer wait for.
-    const bool relevant = (pr.state == ProgressState::kReplicate && m.index > pr.match) ||
-                          (pr.state == ProgressState::kProbe && pr.next - 1 == m.index);
-    if (!relevant) return;
-    if (pr.state == ProgressState::kReplicate) pr.become_probe();
-    // Fast backtracking: skip every entry of a term the follower does not have.
-    Index probe = m.reject_hint;
-    if (m.log_term > 0) probe = log_.find_conflict_by_term(m.reject_hint, m.log_term);
-    pr.next = std::max(std::min(m.index, probe + 1), pr.match + 1);
-    pr.probe_sent = false;
-    ZKRAFT_INVARIANT(pr.match < pr.next, "progress: match < next");
-    send_append(m.from);
-    return;
-  }
-  const bool was_paused = pr.paused();
-  if (!pr.maybe_update(m.index)) {
-    return;
-  }
-  switch (pr.state) {
-    case ProgressState::kProbe:
-      pr.become_replicate();
-      break;
-    case ProgressState::kSnapshot:
-      if (pr.match >= pr.pending_snapshot) pr.become_replicate();
-      break;
-    case ProgressState::kReplicate:
-      pr.inflights.free_le(m.index);
-      break;
-  }
-  ZKRAFT_INVARIANT(pr.match < pr.next, "progress: match < next");
-  if (maybe_commit()) {
-    after_commit_advanced();
-    if (role_ != Role::kLeader) return;
-    broadcast_append();
-  } else if (was_paused) {
-    send_append(m.from);
-  }
-  // Keep the pipeline full.
-  while (progress_.count(m.from) && send_append(m.from, false)) {
-  }
-  if (lead_transferee_ == m.from && progress_.count(m.from) &&
-      progress_.at(m.from).match == log_.last_index()) {
-    Message t;
-    t.type = MessageType::kTimeoutNow;
-    t.to = m.from;
-    send(std::move(t));
-  }
-}
-
-void RaftCore::handle_heartbeat_response(const Message& m) {
-  Progress& pr = progress_.at(m.from);
-  pr.probe_sent = false;
-  // An append may have been lost: make room so that one more can go out.
-  if (pr.state == ProgressState::kReplicate && pr.inflights.full()) pr.inflights.free_first();
-  if (pr.state == ProgressState::kSnapshot) {
-    // Resend the chunk the follower is waiting for, in case it was lost; if a newer snapshot
-    // replaced the one being streamed, start over with it.
-    if (pr.pending_snapshot != snapshot_meta_.index) pr.become_snapshot(snapshot_meta_.index);
-    send_snapshot_chunk(m.from);
-  } else if (pr.match < log_.last_index()) {
-    send_append(m.from);
-  }
-  if (m.context != 0 && !pr.learner) {
-    for (auto& r : reads_.ack(m.from, m.context, quorum())) release_read(r);
-  }
-}
-
-void RaftCore::release_read(const ReadIndexQueue::Request& r) {
-  if (r.from == id_) {
-    read_states_.push_back(ReadState{r.context, r.index});
-  } else {
-    Message resp;
-    resp.type = MessageType::kReadIndexResponse;
-    resp.to = r.from;
-    resp.context = r.context;
-    resp.index = r.index;
-    send(std::move(resp));
-  }
-}
-
-void RaftCore::handle_leader_read_index(uint64_t context, NodeId from) {
-  if (!committed_in_current_term()) {
-    // Our commit index may lag the true one until an entry of this term commits.
-    if (from == id_) {
-      reads_waiting_for_commit_.push_back(context);
-    } else {
-      remote_reads_waiting_for_commit_.emplace_back(context, from);
-    }
-    return;
-  }
-  if (membership_.voters.size() == 1 && is_voter(membership_, id_)) {
-    release_read(ReadIndexQueue::Request{0, context, from, commit_, {}});
-    return;
-  }
-  const uint64_t round = reads_.add(context, from, commit_, id_);
-  broadcast_heartbeat(round);
-}
-
-bool RaftCore::committed_in_current_term() const {
-  return log_.term(commit_).value_or(0) == term_;
-}
-
-void RaftCore::after_commit_advanced() {
-  if (!reads_waiting_for_commit_.empty() || !remote_reads_waiting_for_commit_.empty()) {
-    auto local = std::move(reads_waiting_for_commit_);
-    auto remote = std::move(remote_reads_waiting_for_commit_);
-    reads_waiting_for_commit_.clear();
-    remote_reads_waiting_for_commit_.clear();
-    for (uint64_t ctx : local) handle_leader_read_index(ctx, id_);
-    for (auto& [ctx, from] : remote) handle_leader_read_index(ctx, from);
-  }
-  // A leader removed from the configuration hands over once the removal is committed.
-  if (!is_voter(membership_, id_) && commit_ >= pending_conf_index_) {
-    become_follower(term_, 0);
-  }
-}
-
-Index RaftCore::self_persisted_index() const {
-  return snapshot_unpersisted_ ? 0 : log_.stable_index();
-}
-
-bool RaftCore::maybe_commit() {
-  std::vector<Index> matches;
-  for (NodeId v : membership_.voters) {
-    if (v == id_) {
-      matches.push_back(self_persisted_index());
-    } else if (auto it = progress_.find(v); it != progress_.end()) {
-      matches.push_back(it->second.match);
-    } else {
-      matches.push_back(0);
-    }
-  }
-  if (matches.empty()) return false;
-  std::sort(matches.begin(), matches.end(), std::greater<>());
-  const Index candidate = matches[quorum() - 1];
-  // Only entries of the current term are committed by counting replicas (§5.4.2).
-  if (candidate > commit_ && log_.term(candidate).value_or(0) == term_) {
-    ZKRAFT_INVARIANT(role_ == Role::kLeader, "only a leader commits by counting replicas");
-    commit_ = candidate;
-    return true;
-  }
-  return false;
-}
-
-bool RaftCore::send_append(NodeId to, bool send_if_empty) {
-  auto it = progress_.find(to);
-  if (it == progress_.end()) return false;
-  Progress& pr = it->second;
-  ZKRAFT_INVARIANT(pr.match < pr.next, "progress: match < next");
-  if (pr.paused()) return false;
-  const Index prev = pr.next - 1;
-  auto prev_term = log_.term(prev);
-  if (!prev_term) {
-    // The follower needs entries we compacted: stream our snapshot instead.
-    if (snapshot_meta_.index == 0 || snapshot_meta_.index < log_.offset()) return false;
-    pr.become_snapshot(snapshot_meta_.index);
-    send_snapshot_chunk(to);
-    return true;
-  }
-  std::vector<Entry> entries;
-  if (pr.next <= log_.last_index()) entries = log_.slice(pr.next, log_.last_index(), cfg_.max_msg_bytes);
-  if (entries.empty() && !send_if_empty) return false;
-  Message m;
-  m.type = MessageType::kAppend;
-  m.to = to;
-  m.index = prev;
-  m.log_term = *prev_term;
-  m.commit = commit_;
-  if (!entries.empty()) {
-    const Index last = entries.back().index;
-    if (pr.state == ProgressState::kReplicate) {
-      pr.next = last + 1;
-      pr.inflights.add(last);
-    } else {
-      pr.probe_sent = true;
-    }
-  } else if (pr.state == ProgressState::kProbe) {
-    pr.probe_sent = true;
-  }
-  m.entries = std::move(entries);
-  send(std::move(m));
-  return true;
-}
-
-void RaftCore::send_snapshot_chunk(NodeId to) {
-  Progress& pr = progress_.at(to);
-  const uint64_t offset = std::min<uint64_t>(pr.snapshot_acked_offset, snapshot_data_.size());
-  const size_t len = std::min<size_t>(cfg_.max_snapshot_chunk_bytes, snapshot_data_.size() - offset);
-  Message m;
-  m.type = MessageType::kSnapshot;
-  m.to = to;
-  m.index = snapshot_meta_.index;
-  m.commit = commit_;
-  m.snapshot = snapshot_meta_;
-  m.snapshot_offset = offset;
-  m.snapshot_chunk = snapshot_data_.substr(offset, len);
-  m.snapshot_done = offset + len == snapshot_data_.size();
-  send(std::move(m));
-}
-
-void RaftCore::broadcast_append() {
-  for (auto& [id, pr] : progress_) send_append(id);
-}
-
-void RaftCore::broadcast_heartbeat(uint64_t context) {
-  for (auto& [id, pr] : progress_) {
-    Message m;
-    m.type = MessageType::kHeartbeat;
-    m.to = id;
-    m.commit = std::min(pr.match, commit_);
-    m.context = context;
-    send(std::move(m));
-  }
-}
-
-// ---------------------------------------------------------------- proposals
-
-ProposeResult RaftCore::propose(std::string data) {
-  ProposeResult res;
-  if (role_ != Role::kLeader) {
-    res.error = RaftError::kNotLeader;
-    res.leader = lead_;
-    return res;
-  }
-  if (lead_transferee_ != 0) {
-    res.error = RaftError::kTransferInProgress;
-    res.leader = lead_transferee_;
-    return res;
-  }
-  Entry e;
-  e.term = term_;
-  e.index = log_.last_index() + 1;
-  e.data = std::move(data);
-  res.index = e.index;
-  res.term = e.term;
-  log_.append(std::move(e));
-  // Replicated when the next Ready is taken, so that proposals made in between travel together.
-  append_pending_ = true;
-  return res;
-}
-
-ProposeResult RaftCore::propose_conf_change(const ConfChange& cc) {
-  ProposeResult res;
-  if (role_ != Role::kLeader) {
-    res.error = RaftError::kNotLeader;
-    res.leader = lead_;
-    return res;
-  }
-  if (lead_transferee_ != 0) {
-    res.error = RaftError::kTransferInProgress;
-    return res;
-  }
-  if (pending_conf_index_ > commit_ || !committed_in_current_term()) {
-    res.error = RaftError::kConfChangePending;
-    return res;
-  }
-  Membership next = membership_;
-  if (!apply_conf_change(next, cc)) {
-    res.error = RaftError::kInvalidConfChange;
-    return res;
-  }
-  Entry e;
-  e.term = term_;
-  e.index = log_.last_index() + 1;
-  e.type = EntryType::kConfChange;
-  e.data = encode_conf_change(cc);
-  res.index = e.index;
-  res.term = e.term;
-  log_.append(std::move(e));
-  pending_conf_index_ = res.index;
-  membership_ = next;  // takes effect on append
-  sync_progress_with_membership();
-  broadcast_append();
-  // Removing a voter can shrink the quorum enough to commit at once.
-  if (maybe_commit()) after_commit_advanced();
-  return res;
-}
-
-RaftError RaftCore::read_index(uint64_t context) {
-  if (role_ == Role::kLeader) {
-    handle_leader_read_index(context, id_);
-    return RaftError::kOk;
-  }
-  if (lead_ == 0) return RaftError::kNotLeader;
-  Message m;
-  m.type = MessageType::kReadIndex;
-  m.to = lead_;
-  m.context = context;
-  send(std::move(m));
-  return RaftError::kOk;
-}
-
-RaftError RaftCore::transfer_leadership(NodeId to) {
-  if (role_ != Role::kLeader) return RaftError::kNotLeader;
-  if (to == id_ || !is_voter(membership_, to)) return RaftError::kInvalidArgument;
-  if (lead_transferee_ == to) return RaftError::kOk;
-  lead_transferee_ = to;
-  election_elapsed_ = 0;  // the transfer must finish within one election timeout
-  Progress& pr = progress_.at(to);
-  if (pr.match == log_.last_index()) {
-    Message t;
-    t.type = MessageType::kTimeoutNow;
-    t.to = to;
-    send(std::move(t));
-  } else {
-    send_append(to);
-  }
-  return RaftError::kOk;
-}
-
 // ---------------------------------------------------------------- snapshots / compaction
 
 SnapshotMeta RaftCore::snapshot_taken(Index index, std::string data) {
+  return snapshot_taken(index, std::make_shared<const std::string>(std::move(data)));
+}
+
+SnapshotMeta RaftCore::snapshot_taken(Index index, SnapshotBytes data) {
+  ZKRAFT_INVARIANT(data != nullptr, "a snapshot has bytes");
   // Not applied yet, not newer, or already behind the log's start (a snapshot from the leader
   // replaced the log meanwhile): this snapshot is of no use; keep the current one.
   if (index > applied_ || index < log_.offset() || index <= snapshot_meta_.index) {
@@ -921,7 +458,32 @@ SnapshotMeta RaftCore::snapshot_taken(Index index, std::string data) {
   meta.membership = membership_through(index);
   snapshot_meta_ = meta;
   snapshot_data_ = std::move(data);
+  snapshot_size_ = snapshot_data_->size();
+  snapshot_bytes_wanted_ = false;
   return meta;
+}
+
+bool RaftCore::drop_snapshot_bytes() {
+  if (!snapshot_data_) return true;
+  if (role_ == Role::kLeader) {
+    for (const auto& [id, pr] : progress_) {
+      if (id != id_ && pr.state == ProgressState::kSnapshot) return false;
+    }
+  }
+  snapshot_data_.reset();
+  return true;
+}
+
+void RaftCore::snapshot_bytes_loaded(const SnapshotMeta& meta, SnapshotBytes data) {
+  if (snapshot_data_ || !data || !(meta == snapshot_meta_) || data->size() != snapshot_size_) return;
+  snapshot_data_ = std::move(data);
+  snapshot_bytes_wanted_ = false;
+  if (role_ != Role::kLeader) return;
+  for (auto& [id, pr] : progress_) {
+    if (id != id_ && pr.state == ProgressState::kSnapshot && pr.pending_snapshot == snapshot_meta_.index) {
+      send_snapshot_chunk(id);
+    }
+  }
 }
 
 void RaftCore::compact(Index through) {
@@ -1000,10 +562,13 @@ void RaftCore::advance(const Ready& rd) {
   ready_outstanding_ = false;
   if (rd.snapshot) {
     snapshot_meta_ = *rd.snapshot;
+    ZKRAFT_INVARIANT(rd.snapshot_data != nullptr, "an installed snapshot has bytes");
     snapshot_data_ = rd.snapshot_data;
+    snapshot_size_ = snapshot_data_->size();
+    snapshot_bytes_wanted_ = false;
     if (pending_snapshot_ && pending_snapshot_->index == rd.snapshot->index) {
       pending_snapshot_.reset();
-      pending_snapshot_data_.clear();
+      pending_snapshot_data_.reset();
       snapshot_unpersisted_ = false;
     }
   }

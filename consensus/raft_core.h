@@ -85,7 +85,19 @@ class RaftCore {
   // it. If the returned meta's index is not `index`, the snapshot was refused and the caller
   // discards it: it is not newer than the latest one, is beyond the applied index, or fell
   // behind the log's start (a leader's snapshot was installed meanwhile).
-  SnapshotMeta snapshot_taken(Index index, std::string data);
+  SnapshotMeta snapshot_taken(Index index, SnapshotBytes data);
+  SnapshotMeta snapshot_taken(Index index, std::string data);  // for tests: wraps the bytes
+  // The latest snapshot's bytes need not stay in memory (a 1,000,000-znode tree is ~170 MB):
+  // once the driver has them on disk it may drop them, and the core asks for them back only
+  // when it must stream them to a follower. drop_snapshot_bytes() drops them unless a follower
+  // is being sent the snapshot (true if dropped or already gone). wants_snapshot_bytes(): a
+  // chunk could not be sent for want of them; the driver loads the stored snapshot and hands it
+  // over with snapshot_bytes_loaded(), which resumes every transfer (bytes of any other snapshot
+  // are ignored, and the core keeps asking).
+  bool drop_snapshot_bytes();
+  bool wants_snapshot_bytes() const { return snapshot_bytes_wanted_ && !snapshot_data_; }
+  void snapshot_bytes_loaded(const SnapshotMeta& meta, SnapshotBytes data);
+  const SnapshotMeta& snapshot_meta() const { return snapshot_meta_; }
   // Drops log entries <= through (through <= the latest snapshot index). The caller decides how
   // long a tail to keep so that slow followers can still catch up without a snapshot.
   void compact(Index through);
@@ -199,10 +211,12 @@ class RaftCore {
 
   // Latest snapshot this node can send (taken locally or installed from the leader).
   SnapshotMeta snapshot_meta_;
-  std::string snapshot_data_;
+  SnapshotBytes snapshot_data_;  // null: on disk only (see drop_snapshot_bytes)
+  uint64_t snapshot_size_ = 0;   // of snapshot_data_, also while dropped
+  bool snapshot_bytes_wanted_ = false;
   // A snapshot received from the leader, to be handed out in the next Ready.
   std::optional<SnapshotMeta> pending_snapshot_;
-  std::string pending_snapshot_data_;
+  SnapshotBytes pending_snapshot_data_;
   bool snapshot_unpersisted_ = false;
   // Chunks of an incoming snapshot being reassembled.
   std::optional<SnapshotMeta> incoming_snapshot_;

@@ -34,6 +34,7 @@ RaftDriver::RaftDriver(const RaftConfig& config, RecoveredState rec, RandomSourc
   mailbox_->executor = &io_.executor;
   applied_ = rec.snapshot.index;
   last_snapshot_index_ = rec.snapshot.index;
+  stored_snapshot_index_ = rec.snapshot.index;
   // The application's state is exactly the stored snapshot; the log after it is re-applied.
   rec.applied = rec.snapshot.index;
   if (rec.snapshot.index > 0) {
@@ -90,6 +91,7 @@ void RaftDriver::broken_leader_connection() {
 void RaftDriver::after_input() {
   if (stopped_) return;
   pump();
+  manage_snapshot_bytes();
   notify_leader_change();
 }
 
@@ -196,14 +198,15 @@ void RaftDriver::finish_ready(const Ready& rd) {
   for (const Message& m : rd.messages_after_persist) io_.transport.send(m);
   if (rd.snapshot) {
     const SnapshotMeta& meta = *rd.snapshot;
-    app_.restore_snapshot(meta, rd.snapshot_data);
+    app_.restore_snapshot(meta, *rd.snapshot_data);
     if (stopped_) return;
     applied_ = std::max(applied_, meta.index);
     last_snapshot_index_ = std::max(last_snapshot_index_, meta.index);
+    stored_snapshot_index_ = std::max(stored_snapshot_index_, meta.index);  // stored before this write
     applied_membership_ = meta.membership;
     app_.on_membership(applied_membership_);
     if (stopped_) return;
-    if (observer_) observer_->on_snapshot_restored(meta, rd.snapshot_data.size());
+    if (observer_) observer_->on_snapshot_restored(meta, rd.snapshot_data->size());
   }
   apply_entries(rd.committed_entries);
   if (stopped_) return;
@@ -250,12 +253,12 @@ void RaftDriver::request_snapshot(uint64_t keep_tail) {
   snapshot_requested_ = true;
   app_.request_snapshot(index, [mb = mailbox_, this, keep_tail](Index at, std::string data) {
     // Shared, not copied: the bytes can be the whole state machine.
-    auto bytes = std::make_shared<std::string>(std::move(data));
-    Mailbox::post(mb, [this, at, bytes, keep_tail] { snapshot_answered(at, std::move(*bytes), keep_tail); });
+    auto bytes = std::make_shared<const std::string>(std::move(data));
+    Mailbox::post(mb, [this, at, bytes, keep_tail] { snapshot_answered(at, bytes, keep_tail); });
   });
 }
 
-void RaftDriver::snapshot_answered(Index index, std::string data, uint64_t keep_tail) {
+void RaftDriver::snapshot_answered(Index index, SnapshotBytes data, uint64_t keep_tail) {
   snapshot_requested_ = false;
   if (stopped_) return;
   SnapshotMeta meta = core_->snapshot_taken(index, data);
@@ -266,10 +269,17 @@ void RaftDriver::snapshot_answered(Index index, std::string data, uint64_t keep_
     return;
   }
   const Index compact_to = meta.index > keep_tail ? meta.index - keep_tail : 0;
-  const size_t bytes = data.size();
-  io_.storage.store_snapshot(meta, std::move(data), compact_to, [mb = mailbox_, this](Status s) {
+  const size_t bytes = data->size();
+  io_.storage.store_snapshot(meta, std::move(data), compact_to, [mb = mailbox_, this, index](Status s) {
+    if (s.is_ok()) {
+      Mailbox::post(mb, [this, index] {
+        stored_snapshot_index_ = std::max(stored_snapshot_index_, index);
+        manage_snapshot_bytes();
+      });
+      return;
+    }
     // A newer snapshot (the leader's) was stored meanwhile: this one is simply not needed.
-    if (s.is_ok() || s.code() == Status::Code::kSnapshotOutOfDate) return;
+    if (s.code() == Status::Code::kSnapshotOutOfDate) return;
     // A full disk: the stored state stays the older snapshot and the whole log after it (the
     // compaction rides with the snapshot's write), which recovers the same state; a later
     // snapshot is tried as usual.
@@ -280,6 +290,35 @@ void RaftDriver::snapshot_answered(Index index, std::string data, uint64_t keep_
   if (observer_) observer_->on_snapshot_taken(meta, bytes, compact_to);
   // Entries applied while the application worked on this one may already call for the next.
   maybe_snapshot();
+}
+
+void RaftDriver::manage_snapshot_bytes() {
+  if (stopped_) return;
+  const Index index = core_->snapshot_meta().index;
+  if (index == 0 || index > stored_snapshot_index_) return;  // not on disk yet: keep the bytes
+  if (!core_->wants_snapshot_bytes()) {
+    core_->drop_snapshot_bytes();
+    return;
+  }
+  if (snapshot_load_in_flight_) return;
+  snapshot_load_in_flight_ = true;
+  io_.storage.load_snapshot([mb = mailbox_, this](Status s, SnapshotMeta meta, SnapshotBytes data) {
+    Mailbox::post(mb, [this, s, meta, data] { snapshot_loaded(s, meta, data); });
+  });
+}
+
+void RaftDriver::snapshot_loaded(const Status& s, const SnapshotMeta& meta, SnapshotBytes data) {
+  snapshot_load_in_flight_ = false;
+  if (stopped_) return;
+  if (!s.is_ok()) {
+    fail("reading the stored snapshot back failed: " + s.to_string());
+    return;
+  }
+  // Bytes of an older snapshot (a newer one was stored meanwhile) are ignored by the core,
+  // which keeps asking: the next input loads again.
+  if (observer_ && data) observer_->on_snapshot_loaded(meta, data->size());
+  core_->snapshot_bytes_loaded(meta, std::move(data));
+  after_input();
 }
 
 void RaftDriver::notify_leader_change() {

@@ -67,6 +67,9 @@ class RaftDriverObserver {
   virtual void on_snapshot_taken(const SnapshotMeta& meta, size_t bytes, Index compact_through) {
     (void)meta, (void)bytes, (void)compact_through;
   }
+  // The stored snapshot was read back from disk to be streamed to a follower (the bytes are kept
+  // in memory only while one is being sent them).
+  virtual void on_snapshot_loaded(const SnapshotMeta& meta, size_t bytes) { (void)meta, (void)bytes; }
   // The leader or term changed (reported to the application just before).
   virtual void on_leader_change(NodeId leader, Term term, bool self_is_leader) {
     (void)leader, (void)term, (void)self_is_leader;
@@ -143,7 +146,10 @@ class RaftDriver {
   void apply_entries(const std::vector<Entry>& entries);
   void maybe_snapshot();
   void request_snapshot(uint64_t keep_tail);
-  void snapshot_answered(Index index, std::string data, uint64_t keep_tail);
+  void snapshot_answered(Index index, SnapshotBytes data, uint64_t keep_tail);
+  // Keeps the core's snapshot bytes in memory only while a follower is being sent them.
+  void manage_snapshot_bytes();
+  void snapshot_loaded(const Status& s, const SnapshotMeta& meta, SnapshotBytes data);
   void notify_leader_change();
   void fail(const std::string& what);
 
@@ -161,6 +167,8 @@ class RaftDriver {
   bool snapshot_requested_ = false;
   Index applied_ = 0;
   Index last_snapshot_index_ = 0;
+  Index stored_snapshot_index_ = 0;  // the newest snapshot known to be on disk
+  bool snapshot_load_in_flight_ = false;
   Membership applied_membership_;
   NodeId notified_leader_ = 0;
   Term notified_term_ = 0;

@@ -41,8 +41,13 @@ class RaftDriverStorage {
   // it is discarded (a follower installing the leader's snapshot). Then, if compact_through > 0,
   // drops stored entries <= min(compact_through, meta.index) (best effort, unsynced).
   // kSnapshotOutOfDate: a newer snapshot is stored already; nothing was changed.
-  virtual void store_snapshot(const SnapshotMeta& meta, std::string data, Index compact_through,
+  virtual void store_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Index compact_through,
                               Done done) = 0;
+
+  // Reads the stored snapshot back (the driver drops its bytes from memory once stored and asks
+  // for them only to stream them to a follower). kUnavailable: none stored.
+  using Loaded = std::function<void(Status, SnapshotMeta, SnapshotBytes)>;
+  virtual void load_snapshot(Loaded done) = 0;
 };
 
 // The peer network: at most once, unordered, maybe never. Called on the executor.

@@ -55,11 +55,11 @@ class RaftNode::Wiring final : public RaftDriverStorage,
     node_.log_->submit(std::move(entries), hs, std::move(done), need_sync);
   }
 
-  void store_snapshot(const SnapshotMeta& meta, std::string data, Index compact_through, Done done) override {
+  void store_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Index compact_through, Done done) override {
     // Ordered with submit(): everything submitted before is durable when this runs, and the
     // completion runs before those of later submissions.
     node_.log_->run([meta, data = std::move(data), compact_through, done = std::move(done)](LogStorage& s) {
-      Status st = s.save_snapshot(meta, data);
+      Status st = s.save_snapshot(meta, *data);
       if (st.is_ok() && compact_through > 0 && compact_through >= s.first_index()) {
         st = s.compact(std::min({compact_through, meta.index, s.last_index()}));
       }
@@ -68,6 +68,17 @@ class RaftNode::Wiring final : public RaftDriverStorage,
                      st.message());
       }
       done(std::move(st));
+    });
+  }
+
+  void load_snapshot(Loaded done) override {
+    // On the storage thread, in order with the writes: it may hold up fsyncs for as long as the
+    // read takes (~1 s per GB), which happens only when a follower needs the whole snapshot.
+    node_.log_->run([done = std::move(done)](LogStorage& s) {
+      SnapshotMeta meta;
+      std::string data;
+      Status st = s.load_snapshot(&meta, &data);
+      done(st, meta, std::make_shared<const std::string>(std::move(data)));
     });
   }
 
@@ -85,6 +96,10 @@ class RaftNode::Wiring final : public RaftDriverStorage,
   void on_snapshot_taken(const SnapshotMeta& meta, size_t bytes, Index compact_through) override {
     spdlog::info("raft node {}: snapshot at index {} ({} bytes), compacting through {}", node_.options_.id,
                  meta.index, bytes, compact_through);
+  }
+  void on_snapshot_loaded(const SnapshotMeta& meta, size_t bytes) override {
+    spdlog::info("raft node {}: read the snapshot at index {} ({} bytes) back to send it to a follower",
+                 node_.options_.id, meta.index, bytes);
   }
   void on_leader_change(NodeId leader, Term term, bool) override {
     if (leader == last_leader_) return;
@@ -181,6 +196,8 @@ bool RaftNode::open(std::string* error) {
   to.self_id = options_.id;
   to.cluster_name = options_.cluster_name;
   to.auth = options_.peer_auth;
+  to.tls = options_.peer_tls;
+  to.tls_hostname_verification = options_.peer_tls_hostname_verification;
   to.max_message_bytes = options_.max_message_bytes;
   PeerTransport::Handlers h;
   // Transport handlers run on a strand of io_, i.e. on the io thread; after transport stop()

@@ -43,6 +43,7 @@
 // promised durability it does not have): the node stops and calls app.on_fatal_error().
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <cstdint>
@@ -93,6 +94,9 @@ struct RaftNodeOptions {
   uint64_t keep_tail = 5000;         // entries kept behind a snapshot for slow followers
   std::string cluster_name;          // peers with a different non-empty name are refused
   PeerAuthOptions peer_auth;         // quorum authentication on the peer port (off by default)
+  // sslQuorum: mutual TLS between servers (PeerTransportOptions::tls); null = plain.
+  std::shared_ptr<boost::asio::ssl::context> peer_tls;
+  bool peer_tls_hostname_verification = true;
   uint32_t max_message_bytes = 64u << 20;  // largest transport payload
   // Fast failover: when the transport reports the connection to the leader broken, tell the core
   // (RaftCore::broken_leader_connection: it drops the leader's lease and campaigns, staggered by

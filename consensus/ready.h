@@ -32,7 +32,7 @@ struct ReadState {
 struct Ready {
   std::optional<HardState> hard_state;     // set when it changed since the last Ready
   std::optional<SnapshotMeta> snapshot;    // a snapshot received from the leader, to install
-  std::string snapshot_data;
+  SnapshotBytes snapshot_data;             // set with snapshot
   std::vector<Entry> entries;              // to append (see truncation rule above)
   std::vector<Message> messages_now;
   std::vector<Message> messages_after_persist;

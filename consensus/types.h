@@ -3,6 +3,7 @@
 // nothing in consensus/ knows what a ZooKeeper transaction is.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,11 @@ namespace zkraft::consensus {
 using NodeId = uint64_t;  // 0 means "none"
 using Term = uint64_t;
 using Index = uint64_t;
+
+// A snapshot's bytes, shared and never copied: a 1,000,000-znode tree is ~100 MB, and the core
+// (which sends it to followers), the storage thread (which writes it) and the application (which
+// restores it) each hold it at once. Null when there is none.
+using SnapshotBytes = std::shared_ptr<const std::string>;
 
 enum class EntryType : uint8_t {
   kNormal = 0,      // application data (data may be empty: the leader's no-op)

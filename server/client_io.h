@@ -22,6 +22,15 @@ namespace zkraft::server {
 inline constexpr uint64_t kMaxUnwrittenBytes = 1 << 20;
 inline constexpr uint64_t kWrittenReportBytes = 256 << 10;
 
+// The network side's TLS and handshake figures (mntr zk_outstanding_tls_handshake and friends).
+struct HandshakeFigures {
+  int64_t outstanding_tls_handshakes = 0;  // TLS handshakes (or unified-port detections) under way
+  int64_t unsuccessful_handshakes = 0;     // failed or timed out (ZooKeeper UNSUCCESSFUL_HANDSHAKE)
+  int64_t sessionless_closed = 0;          // closed without a ConnectRequest in time (slowloris)
+  int64_t tls_reloads = 0;                 // key/trust store reloads that took effect
+  int64_t tls_failed_reloads = 0;          // store changes that could not be loaded
+};
+
 class ClientIo {
  public:
   virtual ~ClientIo() = default;
@@ -34,6 +43,8 @@ class ClientIo {
   // Flow control: stop / resume reading requests from the connection.
   virtual void set_reading(uint64_t conn, bool reading) = 0;
   virtual void flush() = 0;
+  // Any thread; an implementation without a network answers zeros.
+  virtual HandshakeFigures handshake_figures() const { return {}; }
 };
 
 }  // namespace zkraft::server

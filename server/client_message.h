@@ -38,6 +38,8 @@ struct ClientMessage {
   uint64_t written_bytes = 0;  // kWritten
   std::string remote_address;  // kOpened: "127.0.0.1"
   uint16_t remote_port = 0;
+  bool secure = false;        // kOpened: over TLS
+  std::string x509_subject;   // kOpened: the verified client certificate's subject (RFC 2253), "" = none
 };
 
 // Decodes a connection's first frame into a kConnect message.

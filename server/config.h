@@ -118,6 +118,42 @@ struct Config {
   std::string quorum_auth_learner_login_context = "QuorumLearner";
   std::string quorum_auth_server_login_context = "QuorumServer";
   std::string jaas_config_file;  // -Djava.security.auth.login.config
+  // Client TLS (server/tls_options.h): ZooKeeper's secureClientPort and ssl.* keys, defaults as
+  // ZooKeeper 3.9's X509Util. TLS is on when secure_client_port is set or the client port is
+  // unified (TLS and plain on one port, told apart by the first byte).
+  int32_t secure_client_port = 0;      // 0 = no TLS-only port
+  std::string secure_client_address;   // empty = client_address
+  std::string ssl_keystore_location;   // the server's certificate chain and key (PEM or PKCS12)
+  std::string ssl_keystore_password;
+  std::string ssl_keystore_type;       // PEM, PKCS12; empty = from the file name
+  std::string ssl_truststore_location; // CAs client certificates must chain to; empty = system's
+  std::string ssl_truststore_password;
+  std::string ssl_truststore_type;
+  std::string ssl_client_auth;         // need (empty), want, none
+  std::string ssl_protocol = "TLSv1.3";
+  std::string ssl_enabled_protocols;   // empty: TLSv1.3 and TLSv1.2 (TLSv1.2 alone if ssl.protocol is)
+  std::string ssl_ciphersuites;        // IANA names; empty = ZooKeeper's default list
+  bool ssl_hostname_verification = true;
+  int32_t ssl_handshake_timeout_ms = 5000;  // ssl.handshakeDetectionTimeoutMillis
+  bool client_port_unification = false;     // zookeeper.client.portUnification
+  bool client_cert_reload = false;          // zookeeper.client.certReload
+  std::string x509_super_user;              // zookeeper.X509AuthenticationProvider.superUser
+  // A connection that has sent no ConnectRequest (nor a four-letter word) this long after it was
+  // accepted is closed (zookeeper.nio.sessionlessCnxnTimeout): slowloris.
+  int32_t sessionless_timeout_ms = 10000;
+  // Peer TLS (sslQuorum): mutual TLS between servers with the ssl.quorum.* stores; ZooKeeper's
+  // names and defaults (hostname verification on: a peer's certificate must name its host).
+  bool ssl_quorum = false;
+  std::string ssl_quorum_keystore_location;
+  std::string ssl_quorum_keystore_password;
+  std::string ssl_quorum_keystore_type;
+  std::string ssl_quorum_truststore_location;
+  std::string ssl_quorum_truststore_password;
+  std::string ssl_quorum_truststore_type;
+  std::string ssl_quorum_protocol = "TLSv1.3";
+  std::string ssl_quorum_enabled_protocols;
+  std::string ssl_quorum_ciphersuites;
+  bool ssl_quorum_hostname_verification = true;
 
   std::vector<PeerConfig> servers;      // empty (or just this server) = standalone
 

@@ -7,6 +7,7 @@
 
 #include "server/config.h"
 #include "server/config_values.h"
+#include "server/tls_options.h"
 
 namespace zkraft::server {
 
@@ -148,6 +149,14 @@ bool validate_config(const Config& cfg, std::string* error) {
                              " is not in the servers list (set server_id, --server-id or dataDir/myid)");
     }
     if (voters == 0) return fail(error, "servers: no participant (every server is an observer)");
+  }
+  if (client_tls_wanted(cfg)) {
+    TlsOptions tls;  // the stores are read at start-up (ZkServer::start); here only their settings
+    if (!tls_options_from_config(cfg, &tls, error)) return false;
+    if (cfg.secure_client_port > 0 && cfg.secure_client_port == cfg.client_port &&
+        (cfg.secure_client_address.empty() || cfg.secure_client_address == cfg.client_address)) {
+      return fail(error, "secureClientPort: the same as clientPort (use client.portUnification for one port)");
+    }
   }
   return true;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "server/client_io.h"
+#include "server/tls_context.h"
 
 namespace zkraft::server {
 
@@ -13,11 +14,15 @@ namespace asio = boost::asio;
 
 namespace {
 constexpr size_t kReadChunk = 16 * 1024;
+constexpr unsigned char kTlsHandshakeRecord = 0x16;  // the first byte of every TLS ClientHello
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, uint64_t id, ConnectionSink& sink,
-                       const ConnectionLimits& limits, const Clock& clock)
+                       const ConnectionLimits& limits, const Clock& clock,
+                       ConnectionSecurity security)
     : socket_(std::move(socket)),
+      security_(std::move(security)),
+      deadline_(socket_.get_executor()),
       id_(id),
       sink_(sink),
       limits_(limits),
@@ -34,11 +39,122 @@ Connection::Connection(asio::ip::tcp::socket socket, uint64_t id, ConnectionSink
 }
 
 void Connection::start() {
+  accepted_ms_ = clock_.monotonic_ms();
+  if (limits_.sessionless_timeout_ms > 0) arm_deadline(accepted_ms_ + limits_.sessionless_timeout_ms);
+  if (!security_.tls) {
+    opened({});
+  } else if (security_.detect) {
+    detect_tls();
+  } else {
+    handshake();
+  }
+}
+
+void Connection::arm_deadline(int64_t at_ms) {
+  deadline_.expires_after(std::chrono::milliseconds(std::max<int64_t>(0, at_ms - clock_.monotonic_ms())));
+  deadline_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    if (!ec) self->on_deadline();
+  });
+}
+
+void Connection::on_deadline() {
+  if (closed_ || connect_seen_ || four_letter_word_) return;
+  if (handshaking_) {
+    handshaking_ = false;
+    sink_.on_tls_handshake_finished(false);
+    close("TLS handshake not completed in time");
+    return;
+  }
+  if (clock_.monotonic_ms() - accepted_ms_ < limits_.sessionless_timeout_ms) {
+    arm_deadline(accepted_ms_ + limits_.sessionless_timeout_ms);  // the handshake's deadline fired early
+    return;
+  }
+  sink_.on_sessionless_timeout();
+  close("no ConnectRequest within " + std::to_string(limits_.sessionless_timeout_ms) + " ms");
+}
+
+// Port unification: wait for the first byte and look at it without taking it off the socket.
+void Connection::detect_tls() {
+  handshaking_ = true;
+  sink_.on_tls_handshake_started();
+  arm_deadline(accepted_ms_ + std::min<int64_t>(security_.handshake_timeout_ms,
+                                                limits_.sessionless_timeout_ms > 0
+                                                    ? limits_.sessionless_timeout_ms
+                                                    : security_.handshake_timeout_ms));
+  socket_.async_wait(asio::socket_base::wait_read, [self = shared_from_this()](boost::system::error_code ec) {
+    if (self->closed_) return;
+    unsigned char first = 0;
+    size_t n = 0;
+    if (!ec) n = self->socket_.receive(asio::buffer(&first, 1), asio::socket_base::message_peek, ec);
+    if (ec || n == 0) {
+      self->handshaking_ = false;
+      self->sink_.on_tls_handshake_finished(false);
+      self->close();
+      return;
+    }
+    if (first == kTlsHandshakeRecord) {
+      self->handshaking_ = false;  // handshake() counts it from here
+      self->sink_.on_tls_handshake_finished(true);
+      self->handshake();
+      return;
+    }
+    // Plain: ZooKeeper's DualModeSslHandler counts this as a finished handshake too.
+    self->handshaking_ = false;
+    self->sink_.on_tls_handshake_finished(true);
+    self->security_.tls.reset();
+    if (self->limits_.sessionless_timeout_ms > 0) {
+      self->arm_deadline(self->accepted_ms_ + self->limits_.sessionless_timeout_ms);
+    }
+    self->opened({});
+  });
+}
+
+void Connection::handshake() {
+  handshaking_ = true;
+  sink_.on_tls_handshake_started();
+  tls_ = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(socket_, *security_.tls);
+  const int64_t tls_deadline = accepted_ms_ + security_.handshake_timeout_ms;
+  arm_deadline(limits_.sessionless_timeout_ms > 0
+                   ? std::min<int64_t>(tls_deadline, accepted_ms_ + limits_.sessionless_timeout_ms)
+                   : tls_deadline);
+  tls_->async_handshake(asio::ssl::stream_base::server, [self = shared_from_this()](boost::system::error_code ec) {
+    if (self->closed_ || !self->handshaking_) return;
+    self->handshaking_ = false;
+    if (ec) {
+      self->sink_.on_tls_handshake_finished(false);
+      spdlog::warn("connection {} from {}:{}: TLS handshake failed: {}", self->id_, self->remote_address_,
+                   self->remote_port_, ec.message());
+      self->close();
+      return;
+    }
+    self->sink_.on_tls_handshake_finished(true);
+    std::string subject;
+    if (X509* cert = SSL_get_peer_certificate(self->tls_->native_handle())) {
+      // Only a verified certificate names anyone (verify mode none: not asked for, not trusted).
+      if (SSL_get_verify_result(self->tls_->native_handle()) == X509_V_OK &&
+          (SSL_get_verify_mode(self->tls_->native_handle()) & SSL_VERIFY_PEER) != 0) {
+        subject = x509_subject_rfc2253(cert);
+      }
+      X509_free(cert);
+    }
+    if (self->limits_.sessionless_timeout_ms > 0) {
+      self->arm_deadline(self->accepted_ms_ + self->limits_.sessionless_timeout_ms);
+    } else {
+      self->deadline_.cancel();
+    }
+    self->opened(std::move(subject));
+  });
+}
+
+void Connection::opened(std::string x509_subject) {
+  announced_ = true;
   ClientMessage m;
   m.kind = ClientMessage::Kind::kOpened;
   m.conn = id_;
   m.remote_address = remote_address_;
   m.remote_port = remote_port_;
+  m.secure = tls_ != nullptr;
+  m.x509_subject = std::move(x509_subject);
   sink_.on_message(std::move(m));
   sink_.flush();
   read_more();
@@ -53,8 +169,7 @@ void Connection::read_more() {
   if (reading_ || !want_read()) return;
   reading_ = true;
   auto chunk = std::make_shared<std::array<char, kReadChunk>>();
-  socket_.async_read_some(
-      asio::buffer(*chunk), [self = shared_from_this(), chunk](boost::system::error_code ec, size_t n) {
+  auto on_read = [self = shared_from_this(), chunk](boost::system::error_code ec, size_t n) {
         self->reading_ = false;
         if (self->closed_) return;
         if (ec) {
@@ -68,7 +183,12 @@ void Connection::read_more() {
         self->parse_input(std::string_view(chunk->data(), n));
         self->sink_.flush();
         self->read_more();
-      });
+      };
+  if (tls_) {
+    tls_->async_read_some(asio::buffer(*chunk), std::move(on_read));
+  } else {
+    socket_.async_read_some(asio::buffer(*chunk), std::move(on_read));
+  }
 }
 
 void Connection::parse_input(std::string_view bytes) {
@@ -85,6 +205,7 @@ void Connection::parse_input(std::string_view bytes) {
       m.conn = id_;
       m.word = head_.substr(0, 4);
       four_letter_word_ = true;  // whatever follows (stmk's mask) is not read as frames
+      deadline_.cancel();
       head_.clear();
       sink_.on_message(std::move(m));
       return;
@@ -100,6 +221,7 @@ void Connection::parse_input(std::string_view bytes) {
   for (const auto& f : frames) {
     ClientMessage m = connect_seen_ ? decode_request_frame(id_, f, decode_limits_)
                                     : decode_connect_frame(id_, f, decode_limits_);
+    if (!connect_seen_) deadline_.cancel();
     connect_seen_ = true;
     m.received_ms = now;
     sink_.on_message(std::move(m));
@@ -145,8 +267,7 @@ void Connection::write_more() {
     bytes += s.size();
     if (++count >= 64 || bytes >= (256 << 10)) break;
   }
-  asio::async_write(socket_, bufs,
-                    [self = shared_from_this(), count, bytes](boost::system::error_code ec, size_t) {
+  auto on_written = [self = shared_from_this(), count, bytes](boost::system::error_code ec, size_t) {
                       self->writing_ = false;
                       if (self->closed_) return;
                       if (ec) {
@@ -158,6 +279,22 @@ void Connection::write_more() {
                       self->report_written(bytes);
                       self->write_more();
                       self->read_more();
+                    };
+  if (!tls_) {
+    asio::async_write(socket_, bufs, std::move(on_written));
+    return;
+  }
+  // An SSL stream encrypts one buffer per record: many small replies become one record.
+  if (count == 1) {
+    asio::async_write(*tls_, asio::buffer(out_.front()), std::move(on_written));
+    return;
+  }
+  auto joined = std::make_shared<std::string>();
+  joined->reserve(bytes);
+  for (size_t i = 0; i < count; ++i) joined->append(out_[i]);
+  asio::async_write(*tls_, asio::buffer(*joined),
+                    [joined, on_written = std::move(on_written)](boost::system::error_code ec, size_t n) mutable {
+                      on_written(ec, n);
                     });
 }
 
@@ -185,6 +322,11 @@ void Connection::close(std::string_view reason) {
     spdlog::info("connection {} from {}:{} closed: {}", id_, remote_address_, remote_port_, reason);
   }
   closed_ = true;
+  if (handshaking_) {
+    handshaking_ = false;
+    sink_.on_tls_handshake_finished(false);
+  }
+  deadline_.cancel();
   boost::system::error_code ec;
   socket_.close(ec);
   out_.clear();

@@ -240,7 +240,7 @@ std::vector<MonitorValue> monitor_values(const ServerStatus& s) {
   kv("last_client_response_size", s.last_client_response_size);
   kv("max_client_response_size", s.max_client_response_size);
   kv("min_client_response_size", s.min_client_response_size);
-  kv("outstanding_tls_handshake", int64_t{0});
+  kv("outstanding_tls_handshake", s.outstanding_tls_handshake);
   kv("auth_failed_count", s.auth_failed_count);
   kv("non_mtls_remote_conn_count", int64_t{0});
   kv("non_mtls_local_conn_count", int64_t{0});

@@ -10,8 +10,9 @@ namespace asio = boost::asio;
 
 class NetworkPool::Worker final : public ConnectionSink {
  public:
-  Worker(int index, BatchQueue<ClientMessage>& to_state)
+  Worker(int index, BatchQueue<ClientMessage>& to_state, Counters& counters)
       : index_(index),
+        counters_(counters),
         work_(io_.get_executor()),
         ops_(io_.get_executor(), [this](std::vector<Op>& batch) { run(batch); }),
         to_state_(to_state) {}
@@ -39,8 +40,9 @@ class NetworkPool::Worker final : public ConnectionSink {
 
   // Network thread.
   void adopt(asio::ip::tcp::socket socket, uint64_t id, const ConnectionLimits& limits,
-             const Clock& clock) {
-    auto c = std::make_shared<Connection>(std::move(socket), id, *this, limits, clock);
+             const Clock& clock, ConnectionSecurity security) {
+    auto c = std::make_shared<Connection>(std::move(socket), id, *this, limits, clock,
+                                          std::move(security));
     conns_[id] = c;
     c->start();
   }
@@ -54,6 +56,12 @@ class NetworkPool::Worker final : public ConnectionSink {
     conns_.erase(c.id());
   }
   void flush() override { to_state_.push_all(pending_); }
+  void on_tls_handshake_started() override { ++counters_.outstanding; }
+  void on_tls_handshake_finished(bool ok) override {
+    --counters_.outstanding;
+    if (!ok) ++counters_.unsuccessful;
+  }
+  void on_sessionless_timeout() override { ++counters_.sessionless; }
 
   // State thread: ops wait in staged_ until NetworkPool::flush().
   void stage(Op op) { staged_.push_back(std::move(op)); }
@@ -81,6 +89,7 @@ class NetworkPool::Worker final : public ConnectionSink {
   }
 
   const int index_;
+  Counters& counters_;
   asio::executor_work_guard<asio::io_context::executor_type> work_;
   BatchQueue<Op> ops_;
   BatchQueue<ClientMessage>& to_state_;
@@ -95,33 +104,75 @@ NetworkPool::NetworkPool(int threads, const ConnectionLimits& limits, const Cloc
                          std::function<void(std::vector<ClientMessage>&)> deliver)
     : clock_(clock), limits_(limits), to_state_(std::move(state), std::move(deliver)) {
   for (int i = 0; i < std::max(1, threads); ++i) {
-    threads_.push_back(std::make_unique<Worker>(i, to_state_));
+    threads_.push_back(std::make_unique<Worker>(i, to_state_, counters_));
   }
 }
 
 NetworkPool::~NetworkPool() { stop(); }
 
-bool NetworkPool::listen(const std::string& address, uint16_t port, std::string* error) {
+void NetworkPool::set_tls(std::shared_ptr<TlsContextSource> tls) { tls_ = std::move(tls); }
+
+bool NetworkPool::bind(const std::string& address, uint16_t port, const char* key,
+                       std::unique_ptr<asio::ip::tcp::acceptor>* out, std::string* error) {
   boost::system::error_code ec;
   auto addr = asio::ip::make_address(address, ec);
   if (ec) {
-    *error = "clientPortAddress " + address + ": " + ec.message();
+    *error = std::string(key) + " " + address + ": " + ec.message();
     return false;
   }
   asio::ip::tcp::endpoint ep(addr, port);
-  acceptor_ = std::make_unique<asio::ip::tcp::acceptor>(threads_[0]->io_);
-  acceptor_->open(ep.protocol(), ec);
-  if (!ec) acceptor_->set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor_->bind(ep, ec);
-  if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+  auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(threads_[0]->io_);
+  acceptor->open(ep.protocol(), ec);
+  if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor->bind(ep, ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
     *error = "cannot listen on " + address + ":" + std::to_string(port) + ": " + ec.message();
     return false;
   }
+  *out = std::move(acceptor);
+  return true;
+}
+
+bool NetworkPool::listen_secure(const std::string& address, uint16_t port, std::string* error) {
+  if (!tls_) {
+    *error = "secureClientPort: no TLS configuration";
+    return false;
+  }
+  if (!bind(address, port, "secureClientPortAddress", &secure_acceptor_, error)) return false;
+  secure_port_ = secure_acceptor_->local_endpoint().port();
+  accept(*secure_acceptor_, true);
+  return true;
+}
+
+bool NetworkPool::listen(const std::string& address, uint16_t port, std::string* error) {
+  if (!bind(address, port, "clientPortAddress", &acceptor_, error)) return false;
   port_ = acceptor_->local_endpoint().port();
-  accept();
+  accept(*acceptor_, false);
+  if (tls_) tls_->watch(threads_[0]->io_.get_executor());
   for (auto& w : threads_) w->start();
   return true;
+}
+
+ConnectionSecurity NetworkPool::security_for(bool secure_only) const {
+  ConnectionSecurity s;
+  if (!tls_ || (!secure_only && !tls_->options().port_unification)) return s;
+  s.tls = tls_->current();
+  s.detect = !secure_only;
+  s.handshake_timeout_ms = tls_->options().handshake_timeout_ms;
+  return s;
+}
+
+HandshakeFigures NetworkPool::handshake_figures() const {
+  HandshakeFigures f;
+  f.outstanding_tls_handshakes = counters_.outstanding.load();
+  f.unsuccessful_handshakes = counters_.unsuccessful.load();
+  f.sessionless_closed = counters_.sessionless.load();
+  if (tls_) {
+    f.tls_reloads = static_cast<int64_t>(tls_->reloads());
+    f.tls_failed_reloads = static_cast<int64_t>(tls_->failed_reloads());
+  }
+  return f;
 }
 
 NetworkPool::Worker& NetworkPool::worker_of(uint64_t conn) {
@@ -130,20 +181,22 @@ NetworkPool::Worker& NetworkPool::worker_of(uint64_t conn) {
 
 // On the acceptor's thread (worker 0). The socket is created on the io_context of the thread
 // that will own the connection.
-void NetworkPool::accept() {
+void NetworkPool::accept(asio::ip::tcp::acceptor& acceptor, bool secure_only) {
   const uint64_t id = next_conn_++;
   Worker& owner = worker_of(id);
-  acceptor_->async_accept(owner.io_, [this, id, &owner](boost::system::error_code ec,
-                                                        asio::ip::tcp::socket socket) {
+  acceptor.async_accept(owner.io_, [this, id, &owner, &acceptor, secure_only](
+                                       boost::system::error_code ec, asio::ip::tcp::socket socket) {
     if (stopped_) return;
     if (!ec) {
-      asio::post(owner.io_, [this, id, &owner, s = std::move(socket)]() mutable {
-        owner.adopt(std::move(s), id, limits_, clock_);
+      asio::post(owner.io_, [this, id, &owner, s = std::move(socket), sec = security_for(secure_only)]() mutable {
+        owner.adopt(std::move(s), id, limits_, clock_, std::move(sec));
       });
-    } else if (ec != asio::error::operation_aborted) {
+    } else if (ec == asio::error::operation_aborted) {
+      return;
+    } else {
       spdlog::warn("accept: {}", ec.message());
     }
-    accept();
+    accept(acceptor, secure_only);
   });
 }
 
@@ -156,6 +209,8 @@ void NetworkPool::stop() {
       also = [this] {
         boost::system::error_code ec;
         acceptor_->close(ec);
+        if (secure_acceptor_) secure_acceptor_->close(ec);
+        if (tls_) tls_->stop();
       };
     }
     threads_[i]->stop(std::move(also));

@@ -4,6 +4,10 @@
 // life (connection id % N names it). Frames are read and decoded there and handed to the state
 // thread in batches; replies and control from the state thread (ClientIo) come back in batches,
 // one hand-off per network thread per flush.
+//
+// TLS: set_tls() before listening. The client port then takes TLS and plain (port unification,
+// when the options say so) and listen_secure() opens a TLS-only port; each accepted connection
+// takes the TLS context current at accept, so a reload (TlsContextSource) reaches new ones.
 
 #include <utility>  // before Boost 1.74 Asio, whose awaitable.hpp uses std::exchange without it
 #include <boost/asio.hpp>
@@ -22,6 +26,7 @@
 #include "server/client_message.h"
 #include "server/clock.h"
 #include "server/connection.h"
+#include "server/tls_context.h"
 
 namespace zkraft::server {
 
@@ -33,9 +38,15 @@ class NetworkPool final : public ClientIo {
               std::function<void(std::vector<ClientMessage>&)> deliver);
   ~NetworkPool() override;
 
+  // TLS for the ports opened after this (and the reload timer, on a network thread).
+  void set_tls(std::shared_ptr<TlsContextSource> tls);
   // Binds the client port and starts the threads. False + *error if the address cannot be bound.
   bool listen(const std::string& address, uint16_t port, std::string* error);
+  // Binds the TLS-only port (needs set_tls); call before listen().
+  bool listen_secure(const std::string& address, uint16_t port, std::string* error);
   uint16_t port() const { return port_; }
+  uint16_t secure_port() const { return secure_port_; }
+  HandshakeFigures handshake_figures() const override;
   int threads() const { return static_cast<int>(threads_.size()); }
   // Stops accepting, closes every connection, joins the threads.
   void stop();
@@ -61,15 +72,29 @@ class NetworkPool final : public ClientIo {
   class Worker;
 
   Worker& worker_of(uint64_t conn);
-  void accept();
+  bool bind(const std::string& address, uint16_t port, const char* key,
+            std::unique_ptr<boost::asio::ip::tcp::acceptor>* out, std::string* error);
+  void accept(boost::asio::ip::tcp::acceptor& acceptor, bool secure_only);
+  ConnectionSecurity security_for(bool secure_only) const;
+
+  // Counted by the workers (any network thread), read by the state thread.
+  struct Counters {
+    std::atomic<int64_t> outstanding{0};
+    std::atomic<int64_t> unsuccessful{0};
+    std::atomic<int64_t> sessionless{0};
+  };
 
   const Clock& clock_;
   ConnectionLimits limits_;
   std::vector<std::unique_ptr<Worker>> threads_;
   std::unique_ptr<boost::asio::ip::tcp::acceptor> acceptor_;
+  std::unique_ptr<boost::asio::ip::tcp::acceptor> secure_acceptor_;
+  std::shared_ptr<TlsContextSource> tls_;
+  Counters counters_;
   BatchQueue<ClientMessage> to_state_;
   uint64_t next_conn_ = 1;  // acceptor thread only
   uint16_t port_ = 0;
+  uint16_t secure_port_ = 0;
   std::atomic<bool> stopped_{false};
 };
 

@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "server/peer_auth.h"
+#include "server/tls_context.h"
+#include "server/tls_options.h"
 
 namespace zkraft::server {
 
@@ -34,6 +36,16 @@ std::optional<consensus::RaftNodeOptions> raft_options(const Config& config, std
   auto auth = peer_auth_options(config, error);
   if (!auth) return std::nullopt;
   o.peer_auth = std::move(*auth);
+  if (config.ssl_quorum) {
+    TlsOptions tls;
+    if (!quorum_tls_options_from_config(config, &tls, error)) return std::nullopt;
+    o.peer_tls = build_server_tls_context(tls, error, true);
+    if (!o.peer_tls) {
+      *error = "sslQuorum: " + *error;
+      return std::nullopt;
+    }
+    o.peer_tls_hostname_verification = tls.hostname_verification;
+  }
   bool found_self = false;
   for (const auto& s : config.servers) {
     auto id = static_cast<consensus::NodeId>(s.id);

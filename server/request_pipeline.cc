@@ -13,6 +13,7 @@
 #include "server/digest_auth.h"
 #include "server/four_letter_words.h"
 #include "server/membership_text.h"
+#include "server/tls_options.h"
 #include "server/replies.h"
 #include "server/slow_request_log.h"
 #include "session/session_password.h"
@@ -44,7 +45,9 @@ RequestPipeline::RequestPipeline(const Config& config, ReplicatedLog& log, Clien
       random_(std::move(random)),
       started_ms_(clock.monotonic_ms()),
       sm_(StateMachineOptions{config.extended_types_enabled, config.reconfig_enabled,
-                              config.enforce_quota, config.digest_enabled}),
+                              config.enforce_quota, config.digest_enabled,
+                              client_tls_wanted(config) ? std::vector<std::string>{"x509"}
+                                                        : std::vector<std::string>{}}),
       watches_(static_cast<size_t>(std::max(0, config.max_watches_per_connection))),
       session_ids_(config.server_id, clock.wall_ms()),
       reads_(sm_, watches_, *this),
@@ -143,6 +146,14 @@ void RequestPipeline::handle_opened(const ClientMessage& m) {
   }
   Client& c = clients_.add(m.conn, m.remote_address, m.remote_port);
   c.auth.push_back(jute::Id{"ip", m.remote_address});
+  if (!m.x509_subject.empty()) {
+    // X509AuthenticationProvider: the verified client certificate's subject is the x509 id; the
+    // configured super user also gets super.
+    if (!config_.x509_super_user.empty() && m.x509_subject == config_.x509_super_user) {
+      c.auth.push_back(jute::Id{"super", m.x509_subject});
+    }
+    c.auth.push_back(jute::Id{"x509", m.x509_subject});
+  }
   c.stats.established_ms = clock_.wall_ms();
   c.last_heard_ms = clock_.monotonic_ms();
 }

@@ -28,7 +28,13 @@ ServerStatus RequestPipeline::status(bool lists) const {
     s.file_descriptors = file_descriptor_counts();
     s.environment = current_environment();
   }
-  return collect_status(s);
+  ServerStatus st = collect_status(s);
+  // The network threads' figures: a failed TLS handshake counts as a failed authentication, as
+  // in ZooKeeper's NettyServerCnxnFactory.
+  const HandshakeFigures hs = io_.handshake_figures();
+  st.outstanding_tls_handshake = hs.outstanding_tls_handshakes;
+  st.auth_failed_count += hs.unsuccessful_handshakes;
+  return st;
 }
 
 std::string RequestPipeline::render_status(std::string_view cmd) {

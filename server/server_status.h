@@ -110,6 +110,7 @@ struct ServerStatus {
   int64_t data_dir_size = 0;
   int64_t log_dir_size = 0;
   int64_t auth_failed_count = 0;
+  int64_t outstanding_tls_handshake = 0;  // TLS handshakes under way on the network threads
   int64_t slow_requests = 0;       // zkraft: requests the slow-request log reported
   int64_t fsync_threshold_exceed_count = 0;  // fsyncs slower than fsync.warningthresholdms
   int64_t last_client_response_size = -1;

@@ -34,6 +34,7 @@ std::string read_file(const std::string& path) {
 ConnectionLimits connection_limits(const Config& config) {
   ConnectionLimits l;
   l.max_frame = config.max_buffer;
+  l.sessionless_timeout_ms = config.sessionless_timeout_ms;
   return l;
 }
 }  // namespace
@@ -60,6 +61,7 @@ bool ZkServer::start() {
     spdlog::error("log: {}", error);
     return false;
   }
+  if (!start_tls()) return false;
   if (!network_.listen(config_.client_address, static_cast<uint16_t>(config_.client_port), &error)) {
     spdlog::error("{}", error);
     return false;
@@ -71,6 +73,36 @@ bool ZkServer::start() {
   }
   if (!start_metrics()) return false;
   tick();
+  return true;
+}
+
+// TLS for clients (server/tls_context.h): the stores are read here, so a missing or unreadable
+// file stops the start with one line, as ZooKeeper's X509Util does.
+bool ZkServer::start_tls() {
+  if (!client_tls_wanted(config_)) return true;
+  std::string error;
+  TlsOptions options;
+  if (!tls_options_from_config(config_, &options, &error)) {
+    spdlog::error("{}", error);
+    exit_code_ = 2;
+    return false;
+  }
+  auto ctx = build_server_tls_context(options, &error);
+  if (!ctx) {
+    spdlog::error("TLS: {}", error);
+    return false;
+  }
+  network_.set_tls(std::make_shared<TlsContextSource>(options, std::move(ctx)));
+  if (config_.secure_client_port > 0) {
+    const std::string& address =
+        config_.secure_client_address.empty() ? config_.client_address : config_.secure_client_address;
+    if (!network_.listen_secure(address, static_cast<uint16_t>(config_.secure_client_port), &error)) {
+      spdlog::error("{}", error);
+      return false;
+    }
+    spdlog::info("TLS client port {}:{}", address, network_.secure_port());
+  }
+  if (config_.client_port_unification) spdlog::info("client port {} also takes TLS", config_.client_port);
   return true;
 }
 

@@ -49,6 +49,7 @@ class ZkServer {
   void stop();
   int exit_code() const { return exit_code_; }
   uint16_t client_port() const { return network_.port(); }
+  uint16_t secure_client_port() const { return network_.secure_port(); }
   uint16_t admin_port() const { return admin_ ? admin_->port() : 0; }
   uint16_t metrics_port() const { return metrics_ ? metrics_->port() : 0; }
   int network_threads() const { return network_.threads(); }
@@ -58,6 +59,7 @@ class ZkServer {
   // Tells systemd (if it started us) when serving starts or stops: READY=1 the first time.
   void report_serving_mode();
   bool start_admin();
+  bool start_tls();
   // The Prometheus page, a second AdminServer with its own thread (metricsProvider.*). False
   // when its port cannot be bound (fatal, as ZooKeeper's "Cannot boot MetricsProvider").
   bool start_metrics();

@@ -35,6 +35,9 @@ struct StateMachineOptions {
   bool reconfig_enabled = false;        // reconfigEnabled: the reconfig op
   bool enforce_quota = false;           // zookeeper.enforceQuota: hard quota limits refuse
   bool digest_enabled = true;           // zookeeper.digest.enabled: false records digest 0
+  // ACL schemes besides world/auth/digest/ip (x509 when clients use TLS, as ZooKeeper registers
+  // its X509AuthenticationProvider then).
+  std::vector<std::string> extra_schemes = {};
 };
 
 // One entry of the digest history that `hash` prints.
@@ -85,6 +88,7 @@ class ZkStateMachine {
   static tree::ZnodeTree::Options tree_options(const StateMachineOptions& o) {
     tree::ZnodeTree::Options t;
     t.enforce_quota = o.enforce_quota;
+    t.schemes.extra = o.extra_schemes;
     return t;
   }
 

@@ -11,6 +11,7 @@ pkgs=(
   libjetty9-java libservlet-api-java  # ZooKeeper's AdminServer in tests/integration/test_admin.py
   chromium  # headless, for the dashboard in tests/integration/test_dashboard.py
   default-jdk-headless netcat-openbsd procps iproute2
+  openssl  # tests/integration/test_tls.py makes its certificates with the openssl command
 )
 missing=()
 for p in "${pkgs[@]}"; do

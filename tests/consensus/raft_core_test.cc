@@ -343,5 +343,51 @@ TEST(RaftCore, SnapshotSentInChunksToFollowerBehindCompaction) {
   EXPECT_EQ(net.applied[3].back().data, "after");
 }
 
+TEST(RaftCore, DroppedSnapshotBytesAreAskedForBackAndResumeTheTransfer) {
+  TestNet net;
+  net.snapshot_chunk = 1000;
+  for (NodeId id : {1, 2, 3}) net.add(id, {1, 2, 3}, {}, id == 1 ? 0 : 9);
+  net.elect(1);
+  net.isolate(3);
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(net.at(1).propose("p" + std::to_string(i)).ok());
+  net.stabilize();
+  const Index applied = net.at(1).applied_index();
+  const std::string snap(5000, 's');
+  const SnapshotMeta meta = net.at(1).snapshot_taken(applied, snap);
+  ASSERT_EQ(meta.index, applied);
+  net.at(1).compact(applied);
+  // On disk only: no follower needs it yet, so the bytes may go.
+  EXPECT_TRUE(net.at(1).drop_snapshot_bytes());
+  EXPECT_FALSE(net.at(1).wants_snapshot_bytes());
+  net.heal();
+  for (int i = 0; i < 3; ++i) {
+    net.tick_all();
+    net.stabilize();
+  }
+  // Follower 3 needs the snapshot; the leader has no bytes to send and asks for them.
+  EXPECT_EQ(net.delivered[MessageType::kSnapshot], 0);
+  EXPECT_TRUE(net.at(1).wants_snapshot_bytes());
+  // Bytes of another snapshot, or of the wrong size, are not taken.
+  SnapshotMeta other = meta;
+  other.index = applied - 1;
+  net.at(1).snapshot_bytes_loaded(other, std::make_shared<const std::string>(snap));
+  net.at(1).snapshot_bytes_loaded(meta, std::make_shared<const std::string>(snap + "x"));
+  EXPECT_TRUE(net.at(1).wants_snapshot_bytes());
+  // The right ones resume the transfer at once.
+  net.at(1).snapshot_bytes_loaded(meta, std::make_shared<const std::string>(snap));
+  EXPECT_FALSE(net.at(1).wants_snapshot_bytes());
+  // While follower 3 is being sent the snapshot the bytes stay.
+  EXPECT_FALSE(net.at(1).drop_snapshot_bytes());
+  for (int i = 0; i < 5; ++i) {
+    net.tick_all();
+    net.stabilize();
+  }
+  EXPECT_GE(net.delivered[MessageType::kSnapshot], 5);
+  EXPECT_EQ(net.at(3).status().snapshot_index, applied);
+  EXPECT_EQ(net.at(3).commit_index(), applied);
+  // The transfer is over: they may go again.
+  EXPECT_TRUE(net.at(1).drop_snapshot_bytes());
+}
+
 }  // namespace
 }  // namespace zkraft::consensus

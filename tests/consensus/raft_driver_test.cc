@@ -70,15 +70,17 @@ class ManualStorage : public RaftDriverStorage {
     op.done = std::move(done);
     ops.push_back(std::move(op));
   }
-  void store_snapshot(const SnapshotMeta& meta, std::string data, Index compact_through, Done done) override {
+  void store_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Index compact_through, Done done) override {
     Op op;
     op.is_snapshot = true;
     op.meta = meta;
-    op.data = std::move(data);
+    op.data = *data;
     op.compact_through = compact_through;
     op.done = std::move(done);
     ops.push_back(std::move(op));
   }
+  // Reads back are answered by hand (answer_load), out of order with the writes.
+  void load_snapshot(Loaded done) override { loads.push_back(std::move(done)); }
   // Completes the oldest pending operation (as the disk would, in order).
   Op complete_one(Status s = Status::ok()) {
     Op op = std::move(ops.front());
@@ -93,6 +95,7 @@ class ManualStorage : public RaftDriverStorage {
 
   std::deque<Op> ops;
   std::vector<Op> done_ops;
+  std::vector<Loaded> loads;
 };
 
 class RecordingTransport : public RaftDriverTransport {

@@ -84,6 +84,12 @@ class CrashEnv : public leveldb::EnvWrapper {
   // From now on appends and syncs fail and write nothing.
   void freeze() { frozen_.store(true); }
 
+  // The machine dies at a chosen boundary: the first `events` appends and syncs succeed, every
+  // later one fails as after freeze(). Negative: no limit. events_seen() counts them either way,
+  // so a fault-free run tells how many boundaries a workload crosses.
+  void freeze_after(int64_t events) { freeze_at_.store(events); }
+  int64_t events_seen() const { return events_.load(); }
+
   // Call only with the DB closed. Truncates every tracked file to what was synced, applies `mode`,
   // and forgets all tracking (the files are now "on disk" as found after reboot).
   void crash(TearMode mode, std::mt19937& rng) {
@@ -111,6 +117,8 @@ class CrashEnv : public leveldb::EnvWrapper {
     }
     files_.clear();
     frozen_.store(false);
+    freeze_at_.store(-1);
+    events_.store(0);
   }
 
   // Total unsynced bytes across files (to check a test really left something to lose).
@@ -133,7 +141,7 @@ class CrashEnv : public leveldb::EnvWrapper {
     TrackedFile(CrashEnv* env, std::string name, leveldb::WritableFile* base)
         : env_(env), name_(std::move(name)), base_(base) {}
     leveldb::Status Append(const leveldb::Slice& data) override {
-      if (env_->frozen_.load()) return leveldb::Status::IOError(name_, "crashed");
+      if (env_->crossing_boundary()) return leveldb::Status::IOError(name_, "crashed");
       leveldb::Status s = base_->Append(data);
       if (s.ok()) {
         std::lock_guard lock(env_->mu_);
@@ -151,7 +159,7 @@ class CrashEnv : public leveldb::EnvWrapper {
       return base_->Flush();
     }
     leveldb::Status Sync() override {
-      if (env_->frozen_.load()) return leveldb::Status::IOError(name_, "crashed");
+      if (env_->crossing_boundary()) return leveldb::Status::IOError(name_, "crashed");
       leveldb::Status s = base_->Sync();
       if (s.ok()) {
         std::lock_guard lock(env_->mu_);
@@ -170,9 +178,23 @@ class CrashEnv : public leveldb::EnvWrapper {
     std::unique_ptr<leveldb::WritableFile> base_;
   };
 
+  // Counts one append or sync; true if it must fail (frozen, or past freeze_after's limit).
+  bool crossing_boundary() {
+    if (frozen_.load()) return true;
+    const int64_t n = events_.fetch_add(1) + 1;
+    const int64_t limit = freeze_at_.load();
+    if (limit >= 0 && n > limit) {
+      frozen_.store(true);
+      return true;
+    }
+    return false;
+  }
+
   std::mutex mu_;
   std::map<std::string, FileState> files_;
   std::atomic<bool> frozen_{false};
+  std::atomic<int64_t> freeze_at_{-1};
+  std::atomic<int64_t> events_{0};
 };
 
 }  // namespace zkraft::consensus::testing

@@ -5,7 +5,7 @@
     /usr/bin/python3 tests/integration/run_all.py --target zkraft --bin build/server/zkraft-server
     /usr/bin/python3 tests/integration/run_all.py --target zkraft --bin ... kazoo hostile
 
-Suites: kazoo java zkcli c_client durability hostile ensemble ensemble_faults differential. Each suite runs as its own
+Suites: kazoo kazoo_recipes java zkcli c_client durability hostile ensemble ensemble_faults differential. Each suite runs as its own
 process (as ctest runs it); its output goes to stdout as it comes.
 """
 
@@ -17,7 +17,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SUITES = ["kazoo", "java", "zkcli", "c_client", "durability", "hostile", "ensemble", "ensemble_faults", "differential"]
+SUITES = ["kazoo", "kazoo_recipes", "java", "zkcli", "c_client", "durability", "hostile", "ensemble", "ensemble_faults", "differential"]
 
 
 def main():

@@ -291,6 +291,12 @@ void SimCluster::NodeIo::on_snapshot_taken(const consensus::SnapshotMeta& meta, 
   ++c_.counters_["snapshot.taken"];
 }
 
+void SimCluster::NodeIo::on_snapshot_loaded(const consensus::SnapshotMeta& meta, size_t bytes) {
+  c_.trace("node " + std::to_string(id_) + " read snapshot at " + std::to_string(meta.index) + " back (" +
+           std::to_string(bytes) + " bytes)");
+  ++c_.counters_["snapshot.loaded"];
+}
+
 void SimCluster::send(const Message& m) {
   const std::string bytes = consensus::encode_message(m);
   if (!nodes_.count(m.to)) return;

@@ -147,6 +147,7 @@ class SimCluster {
     void on_membership_applied(consensus::Index index, const consensus::Membership& m) override;
     void on_read_state(const consensus::ReadState& rs) override;
     void on_snapshot_taken(const consensus::SnapshotMeta& meta, size_t bytes, consensus::Index through) override;
+    void on_snapshot_loaded(const consensus::SnapshotMeta& meta, size_t bytes) override;
 
    private:
     SimCluster& c_;

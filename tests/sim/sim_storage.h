@@ -39,11 +39,11 @@ class SimStorage : public consensus::RaftDriverStorage {
     kick();
   }
 
-  void store_snapshot(const consensus::SnapshotMeta& meta, std::string data, consensus::Index compact_through,
+  void store_snapshot(const consensus::SnapshotMeta& meta, consensus::SnapshotBytes data, consensus::Index compact_through,
                       Done done) override {
     Op op;
     op.snapshot = meta;
-    op.snapshot_data = std::move(data);
+    op.snapshot_data = std::move(*data);  // the sim copies: its disk is a model
     op.compact_through = compact_through;
     op.done = std::move(done);
     queue_.push_back(std::move(op));
@@ -97,6 +97,14 @@ class SimStorage : public consensus::RaftDriverStorage {
     return std::max(snapshot_.index, entries_.empty() ? 0 : entries_.back().index);
   }
   const consensus::HardState& hard_state() const { return hard_state_; }
+  // A read of the stored snapshot takes a disk operation's time, in order with the writes.
+  void load_snapshot(Loaded done) override {
+    Op op;
+    op.loaded = std::move(done);
+    queue_.push_back(std::move(op));
+    kick();
+  }
+
   const consensus::SnapshotMeta& snapshot() const { return snapshot_; }
   const std::string& snapshot_data() const { return snapshot_data_; }
 
@@ -109,6 +117,7 @@ class SimStorage : public consensus::RaftDriverStorage {
     std::string snapshot_data;
     consensus::Index compact_through = 0;
     Done done;
+    Loaded loaded;  // set: a load_snapshot
   };
 
   void kick() {
@@ -126,6 +135,14 @@ class SimStorage : public consensus::RaftDriverStorage {
   void complete_front() {
     Op op = std::move(queue_.front());
     queue_.pop_front();
+    if (op.loaded) {
+      if (snapshot_.index == 0) {
+        op.loaded(consensus::Status::error(consensus::Status::Code::kUnavailable, "no snapshot"), {}, nullptr);
+      } else {
+        op.loaded(consensus::Status::ok(), snapshot_, std::make_shared<const std::string>(snapshot_data_));
+      }
+      return;
+    }
     consensus::Status s = op.snapshot ? apply_snapshot(op) : apply_write(op);
     if (op.done) op.done(std::move(s));
   }
