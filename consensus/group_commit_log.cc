@@ -131,6 +131,7 @@ void GroupCommitLog::commit_group(std::vector<Item>& group) {
     auto t0 = std::chrono::steady_clock::now();
     const bool sync = options_.sync && need_sync;
     st = storage_->append(merged, hs ? &*hs : nullptr, sync);
+    if (st.code() == Status::Code::kNoSpace) st = wait_for_space(merged, hs ? &*hs : nullptr, sync, st);
     auto micros = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
     groups_.fetch_add(1, std::memory_order_relaxed);
@@ -160,6 +161,34 @@ void GroupCommitLog::commit_group(std::vector<Item>& group) {
     if (group[g].on_durable) group[g].on_durable(std::move(r));
   }
   group.clear();
+}
+
+Status GroupCommitLog::wait_for_space(const std::vector<Entry>& entries, const HardState* hs, bool sync,
+                                      Status first) {
+  disk_full_.store(true, std::memory_order_release);
+  spdlog::error("disk full: the Raft log in {} cannot be written ({}); writes are refused and wait "
+                "until there is space again, reads are still served",
+                storage_->dir(), first.message());
+  const auto t0 = std::chrono::steady_clock::now();
+  Status st = first;
+  while (st.code() == Status::Code::kNoSpace) {
+    {
+      std::unique_lock lock(mu_);
+      if (cv_.wait_for(lock, options_.no_space_retry, [this] { return stopping_; })) {
+        disk_full_.store(false, std::memory_order_release);
+        return Status::closed("stopped while waiting for disk space");
+      }
+    }
+    // LogStorage reopens its LevelDB first (it must after a failed write), then writes again.
+    st = storage_->append(entries, hs, sync);
+  }
+  disk_full_.store(false, std::memory_order_release);
+  if (st.is_ok()) {
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+    spdlog::warn("disk space is back: the Raft log in {} was written after {} ms; writes resume",
+                 storage_->dir(), waited.count());
+  }
+  return st;
 }
 
 GroupCommitStats GroupCommitLog::stats() const {

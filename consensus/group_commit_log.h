@@ -18,10 +18,13 @@
 //
 // A submission whose entries do not fit the log (a gap, non-contiguous) fails alone with
 // kInvalidArgument; later submissions in the same group still commit. An I/O error fails every
-// submission of its group.
+// submission of its group. A full disk (kNoSpace) fails nothing: the storage thread retries the
+// group every retry_interval until it is written (or stop() is called), with disk_full() true
+// meanwhile so that callers can refuse new work; nothing is acknowledged before it is on disk.
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -45,6 +48,8 @@ struct GroupCommitOptions {
   // An fsync slower than this is logged with its duration and counted (ZooKeeper's
   // fsync.warningthresholdms); 0 = never.
   uint64_t fsync_warning_ms = 1000;
+  // How often a write that found the disk full is tried again.
+  std::chrono::milliseconds no_space_retry{250};
 };
 
 // Monotonic counters, readable from any thread (metrics: zk_fsynctime etc.).
@@ -96,6 +101,9 @@ class GroupCommitLog {
 
   GroupCommitStats stats() const;
 
+  // True from a write that found the disk full until a write succeeds again. Any thread.
+  bool disk_full() const { return disk_full_.load(std::memory_order_acquire); }
+
  private:
   struct Item {
     std::vector<Entry> entries;
@@ -108,6 +116,8 @@ class GroupCommitLog {
   void loop();
   // Writes one group of submissions (no tasks) with a single write, then runs their callbacks.
   void commit_group(std::vector<Item>& group);
+  // Retries a write that failed with kNoSpace until it succeeds, fails otherwise, or stop().
+  Status wait_for_space(const std::vector<Entry>& entries, const HardState* hs, bool sync, Status first);
 
   std::unique_ptr<LogStorage> storage_;
   GroupCommitOptions options_;
@@ -119,6 +129,7 @@ class GroupCommitLog {
   bool stopping_ = false;
   bool stopped_ = false;
   std::thread thread_;
+  std::atomic<bool> disk_full_{false};
 
   std::atomic<uint64_t> submissions_{0}, groups_{0}, fsyncs_{0}, entries_{0}, bytes_{0};
   std::atomic<uint64_t> fsync_total_{0}, fsync_max_{0}, fsync_last_{0}, fsync_slow_{0};

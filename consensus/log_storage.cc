@@ -24,6 +24,23 @@ constexpr size_t kSnapshotBatchBytes = 8 << 20;
 
 std::string describe(const leveldb::Status& s) { return s.ToString(); }
 
+// LevelDB's PosixEnv reports errno as strerror text; ENOSPC is the one failure worth waiting out.
+bool is_no_space(const leveldb::Status& s) {
+  return s.IsIOError() && s.ToString().find("No space left on device") != std::string::npos;
+}
+
+leveldb::Options db_options(const StorageOptions& options, leveldb::Cache* cache) {
+  leveldb::Options lo;
+  lo.create_if_missing = options.create_if_missing;
+  // A torn LevelDB log tail must not stop start-up: LevelDB drops the damaged record and our own
+  // per-entry checksums and contiguity scan decide what is really corrupt.
+  lo.paranoid_checks = false;
+  lo.write_buffer_size = options.write_buffer_size;
+  if (options.env != nullptr) lo.env = options.env;
+  lo.block_cache = cache;
+  return lo;
+}
+
 }  // namespace
 
 LogStorage::LogStorage(std::string dir, const StorageOptions& options)
@@ -34,17 +51,8 @@ LogStorage::~LogStorage() = default;
 std::unique_ptr<LogStorage> LogStorage::open(const std::string& dir, const StorageOptions& options,
                                              std::string* error) {
   std::unique_ptr<LogStorage> st(new LogStorage(dir, options));
-  leveldb::Options lo;
-  lo.create_if_missing = options.create_if_missing;
-  // A torn LevelDB log tail must not stop start-up: LevelDB drops the damaged record and our own
-  // per-entry checksums and contiguity scan decide what is really corrupt.
-  lo.paranoid_checks = false;
-  lo.write_buffer_size = options.write_buffer_size;
-  if (options.env != nullptr) lo.env = options.env;
-  if (options.block_cache_bytes > 0) {
-    st->block_cache_.reset(leveldb::NewLRUCache(options.block_cache_bytes));
-    lo.block_cache = st->block_cache_.get();
-  }
+  if (options.block_cache_bytes > 0) st->block_cache_.reset(leveldb::NewLRUCache(options.block_cache_bytes));
+  leveldb::Options lo = db_options(options, st->block_cache_.get());
   leveldb::DB* db = nullptr;
   leveldb::Status s = leveldb::DB::Open(lo, dir, &db);
   if (!s.ok()) {
@@ -61,10 +69,38 @@ std::unique_ptr<LogStorage> LogStorage::open(const std::string& dir, const Stora
 }
 
 Status LogStorage::write(leveldb::WriteBatch* batch, bool sync) {
+  if (Status r = reopen_if_needed(); !r.is_ok()) return r;
   leveldb::WriteOptions wo;
   wo.sync = sync;
   leveldb::Status s = db_->Write(wo, batch);
+  if (is_no_space(s)) {
+    needs_reopen_ = true;
+    return Status::error(Status::Code::kNoSpace, "write to " + dir_ + " failed: " + describe(s));
+  }
   if (!s.ok()) return Status::io_error("write to " + dir_ + " failed: " + describe(s));
+  return Status::ok();
+}
+
+Status LogStorage::reopen_if_needed() {
+  if (!needs_reopen_) return Status::ok();
+  // The last write ran out of space: nothing is written to that LevelDB instance again.
+  if (Status r = reopen(); !r.is_ok()) return r;
+  needs_reopen_ = false;
+  return Status::ok();
+}
+
+Status LogStorage::reopen() {
+  std::unique_lock lock(db_mu_);
+  db_.reset();  // closes: LevelDB waits for its background work
+  leveldb::DB* db = nullptr;
+  leveldb::Status s = leveldb::DB::Open(db_options(options_, block_cache_.get()), dir_, &db);
+  if (!s.ok()) {
+    // Readers must not find db_ null: they are told to wait (they hold db_mu_ shared) until a
+    // later reopen succeeds. Until then reads fail as unavailable.
+    const std::string m = "reopening " + dir_ + ": " + describe(s);
+    return is_no_space(s) ? Status::error(Status::Code::kNoSpace, m) : Status::io_error(m);
+  }
+  db_.reset(db);
   return Status::ok();
 }
 
@@ -209,6 +245,7 @@ Status LogStorage::recover() {
 }
 
 Status LogStorage::append(const std::vector<Entry>& entries, const HardState* hs, bool sync) {
+  if (Status r = reopen_if_needed(); !r.is_ok()) return r;
   const Index first = first_index();
   const Index last = last_index();
   if (Status bad = check_append_run(entries, first, last); !bad.is_ok()) return bad;
@@ -250,6 +287,8 @@ Status LogStorage::append(const std::vector<Entry>& entries, const HardState* hs
 }
 
 Status LogStorage::term(Index index, Term* out) const {
+  std::shared_lock db_lock(db_mu_);
+  if (!db_) return Status::unavailable("log storage in " + dir_ + " is closed until the disk has space");
   Index first, last;
   {
     std::shared_lock lock(meta_mu_);
@@ -277,6 +316,8 @@ Status LogStorage::term(Index index, Term* out) const {
 }
 
 Status LogStorage::entries(Index lo, Index hi, uint64_t max_bytes, std::vector<Entry>* out) const {
+  std::shared_lock db_lock(db_mu_);
+  if (!db_) return Status::unavailable("log storage in " + dir_ + " is closed until the disk has space");
   if (lo > hi) return Status::invalid_argument("entries: lo > hi");
   if (lo == hi) return Status::ok();
   if (lo < first_index()) return Status::compacted("index " + std::to_string(lo) + " is compacted");
@@ -327,6 +368,7 @@ std::optional<SnapshotMeta> LogStorage::snapshot_meta() const {
 }
 
 Status LogStorage::save_snapshot(const SnapshotMeta& meta, const std::string& data) {
+  if (Status r = reopen_if_needed(); !r.is_ok()) return r;
   std::optional<SnapshotRecord> old;
   {
     std::shared_lock lock(meta_mu_);
@@ -400,6 +442,8 @@ Status LogStorage::save_snapshot(const SnapshotMeta& meta, const std::string& da
 }
 
 Status LogStorage::load_snapshot(SnapshotMeta* meta, std::string* data) const {
+  std::shared_lock db_lock(db_mu_);
+  if (!db_) return Status::unavailable("log storage in " + dir_ + " is closed until the disk has space");
   std::optional<SnapshotRecord> rec;
   const leveldb::Snapshot* snap = nullptr;
   {
@@ -437,6 +481,7 @@ Status LogStorage::load_snapshot(SnapshotMeta* meta, std::string* data) const {
 }
 
 Status LogStorage::compact(Index through) {
+  if (Status r = reopen_if_needed(); !r.is_ok()) return r;
   const Index first = first_index();
   if (through < first) return Status::ok();  // already compacted
   {

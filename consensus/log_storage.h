@@ -92,15 +92,29 @@ class LogStorage {
 
   const std::string& dir() const { return dir_; }
 
+  // After a kNoSpace write: closes and reopens the LevelDB (storage thread only). LevelDB keeps
+  // writing the same log file after a failed append, behind a possibly torn record that would
+  // hide later records from recovery; a reopen recovers that file (dropping the torn, never
+  // acknowledged tail) and starts a new one. It needs space itself: kNoSpace again until there
+  // is. Readers on other threads wait for it (db_mu_). Writes call it themselves after a
+  // kNoSpace, so a caller only retries its write.
+  Status reopen();
+
  private:
   LogStorage(std::string dir, const StorageOptions& options);
   Status recover();
   Status write(leveldb::WriteBatch* batch, bool sync);
+  // Every writer starts here: reopens after a kNoSpace (see reopen()).
+  Status reopen_if_needed();
 
   std::string dir_;
   StorageOptions options_;
   std::unique_ptr<leveldb::Cache> block_cache_;  // declared before db_: the DB uses it
   std::unique_ptr<leveldb::DB> db_;
+  // Readers hold it shared; reopen() holds it exclusively while db_ is replaced. Taken before
+  // meta_mu_ where both are held.
+  mutable std::shared_mutex db_mu_;
+  bool needs_reopen_ = false;  // storage thread only: the last write failed for lack of space
 
   std::atomic<Index> first_index_{1};
   std::atomic<Index> last_index_{0};

@@ -7,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
+#include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -31,10 +32,19 @@ using Strand = asio::strand<asio::io_context::executor_type>;
 struct Counters {
   std::atomic<uint64_t> messages_sent{0}, messages_received{0}, bytes_sent{0}, bytes_received{0},
       writes{0}, messages_dropped{0}, connects{0}, connect_failures{0}, inbound_accepted{0},
-      inbound_refused{0}, protocol_errors{0}, peer_down_events{0};
+      inbound_refused{0}, protocol_errors{0}, auth_failures{0}, unauthenticated_accepted{0},
+      peer_down_events{0};
 };
 
 void add(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
+
+// kNonceBytes from OpenSSL's CSPRNG; empty if it fails (the handshake then fails: never a
+// predictable nonce).
+std::string fresh_nonce() {
+  std::string n(kNonceBytes, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(n.data()), static_cast<int>(n.size())) != 1) return {};
+  return n;
+}
 
 }  // namespace
 
@@ -171,37 +181,79 @@ class Outbound : public std::enable_shared_from_this<Outbound> {
 
   void handshake(uint64_t g) {
     state_ = State::kHandshake;
+    proved_ = false;
     auto self = shared_from_this();
     timer_.expires_after(opts_.handshake_timeout);
     timer_.async_wait([this, self, g](error_code ec) {
       if (!ec && !stale(g) && state_ == State::kHandshake) fail("handshake timeout", {});
     });
-    hello_ = encode_hello(Hello{opts_.self_id, id_, opts_.cluster_name});
+    Hello hello{opts_.self_id, id_, opts_.cluster_name};
+    if (opts_.auth.enabled) {
+      hello.user = opts_.auth.user;
+      hello.nonce = fresh_nonce();
+      if (hello.nonce.empty()) return fail("no random nonce", {});
+    }
+    hello_fields_ = hello;
+    hello_ = encode_hello(hello);
     asio::async_write(sock_, asio::buffer(hello_), [this, self, g](error_code ec, size_t) {
       if (stale(g)) return;
       if (ec) return fail("send hello", ec);
-      asio::async_read(sock_, asio::buffer(ack_header_, kHeaderBytes), [this, self, g](error_code ec, size_t) {
+      read_handshake_frame(g);
+    });
+  }
+
+  // Reads the acceptor's next handshake frame: a challenge (it authenticates) or the ack.
+  void read_handshake_frame(uint64_t g) {
+    auto self = shared_from_this();
+    asio::async_read(sock_, asio::buffer(ack_header_, kHeaderBytes), [this, self, g](error_code ec, size_t) {
+      if (stale(g)) return;
+      if (ec) return fail("read hello ack", ec);
+      FrameHeader h;
+      if (decode_header(ack_header_, &h) != HeaderError::kNone ||
+          (h.type != FrameType::kHelloAck && h.type != FrameType::kChallenge) || h.length > kMaxHandshakeBytes) {
+        return fail("malformed hello ack", {});
+      }
+      ack_payload_.assign(h.length, '\0');
+      asio::async_read(sock_, asio::buffer(ack_payload_), [this, self, g, type = h.type](error_code ec, size_t) {
         if (stale(g)) return;
         if (ec) return fail("read hello ack", ec);
-        FrameHeader h;
-        if (decode_header(ack_header_, &h) != HeaderError::kNone || h.type != FrameType::kHelloAck ||
-            h.length > kMaxHandshakeBytes) {
-          return fail("malformed hello ack", {});
+        if (type == FrameType::kChallenge) return on_challenge(g);
+        auto ack = decode_hello_ack(ack_payload_);
+        if (!ack) return fail("malformed hello ack", {});
+        if (ack->code != AckCode::kOk) {
+          spdlog::warn("peer transport {}: peer {} at {}:{} refused us: {}", opts_.self_id, id_, host_,
+                       port_, ack->reason);
+          return fail("refused", {});
         }
-        ack_payload_.assign(h.length, '\0');
-        asio::async_read(sock_, asio::buffer(ack_payload_), [this, self, g](error_code ec, size_t) {
-          if (stale(g)) return;
-          if (ec) return fail("read hello ack", ec);
-          auto ack = decode_hello_ack(ack_payload_);
-          if (!ack) return fail("malformed hello ack", {});
-          if (ack->code != AckCode::kOk) {
-            spdlog::warn("peer transport {}: peer {} at {}:{} refused us: {}", opts_.self_id, id_, host_,
-                         port_, ack->reason);
-            return fail("refused", {});
-          }
-          established(g);
-        });
+        if (opts_.auth.require_outbound && !proved_) {
+          // quorum.auth.learnerRequireSasl: an acceptor that did not prove it knows the secret
+          // may be anyone; our messages are not for it.
+          spdlog::warn("peer transport {}: peer {} at {}:{} did not authenticate and "
+                       "quorum.auth.learnerRequireSasl is set: not sending to it", opts_.self_id, id_, host_, port_);
+          return fail("peer did not authenticate", {});
+        }
+        established(g);
       });
+    });
+  }
+
+  void on_challenge(uint64_t g) {
+    auto c = decode_challenge(ack_payload_);
+    if (!c || hello_fields_.nonce.empty() || proved_) return fail("unexpected challenge", {});
+    AuthTranscript t{opts_.self_id, id_, hello_fields_.cluster, hello_fields_.user, hello_fields_.nonce, c->nonce};
+    if (!proofs_equal(auth_proof(opts_.auth.password, ProofRole::kAcceptor, t), c->proof)) {
+      spdlog::warn("peer transport {}: peer {} at {}:{} failed to authenticate (wrong proof: another "
+                   "password for learner user '{}'?): not sending to it", opts_.self_id, id_, host_, port_,
+                   hello_fields_.user);
+      return fail("peer failed authentication", {});
+    }
+    proved_ = true;
+    auth_ = encode_auth(auth_proof(opts_.auth.password, ProofRole::kDialer, t));
+    auto self = shared_from_this();
+    asio::async_write(sock_, asio::buffer(auth_), [this, self, g](error_code ec, size_t) {
+      if (stale(g)) return;
+      if (ec) return fail("send auth", ec);
+      read_handshake_frame(g);
     });
   }
 
@@ -314,6 +366,9 @@ class Outbound : public std::enable_shared_from_this<Outbound> {
   size_t queued_bytes_ = 0;
   bool writing_ = false;
   std::string hello_;
+  Hello hello_fields_;
+  bool proved_ = false;  // the acceptor proved itself on this attempt
+  std::string auth_;
   char ack_header_[kHeaderBytes] = {};
   std::string ack_payload_;
   char probe_ = 0;
@@ -326,13 +381,16 @@ class Inbound : public std::enable_shared_from_this<Inbound> {
   Inbound(std::weak_ptr<PeerTransport::Impl> t, const PeerTransportOptions& opts, tcp::socket sock)
       : t_(std::move(t)), opts_(opts), sock_(std::move(sock), opts.tls), timer_(sock_.get_executor()) {
     buf_.resize(kInitialBuffer);
+    error_code ec;
+    auto ep = sock_.socket().remote_endpoint(ec);
+    remote_ = ec ? std::string("unknown address") : ep.address().to_string() + ":" + std::to_string(ep.port());
   }
 
   void start() {
     auto self = shared_from_this();
     timer_.expires_after(opts_.handshake_timeout);
     timer_.async_wait([this, self](error_code ec) {
-      if (!ec && state_ == State::kHandshake) close("handshake timeout");
+      if (!ec && (state_ == State::kHandshake || state_ == State::kAuth)) close("handshake timeout");
     });
     if (!sock_.secure()) return read();
     sock_.async_handshake(asio::ssl::stream_base::server, [this, self](error_code ec) {
@@ -355,11 +413,20 @@ class Inbound : public std::enable_shared_from_this<Inbound> {
   void close(const char* why, bool notify = true) {
     if (state_ == State::kClosed) return;
     const bool was_established = state_ == State::kEstablished;
+    const bool challenged = state_ == State::kAuth;
     state_ = State::kClosed;
     error_code ignore;
     sock_.close(ignore);
     timer_.cancel();
     auto t = t_.lock();
+    if (challenged) {
+      // The dialer did not answer our challenge: it could not check our proof (another password)
+      // or it is not a server at all. Either way an authentication that failed.
+      if (t) add(t->c_.auth_failures);
+      spdlog::warn("peer transport {}: connection from {} claiming server {} ended before it answered "
+                   "the authentication challenge ({}): another quorum password?", opts_.self_id, remote_,
+                   claimed_.from, why);
+    }
     if (was_established) {
       spdlog::info("peer transport {}: connection from peer {} closed ({})", opts_.self_id, peer_id_, why);
       if (t && notify) t->peer_down(peer_id_);
@@ -368,7 +435,8 @@ class Inbound : public std::enable_shared_from_this<Inbound> {
   }
 
  private:
-  enum class State { kHandshake, kEstablished, kClosed };
+  // kAuth: a challenge is out, the dialer's proof is awaited.
+  enum class State { kHandshake, kAuth, kEstablished, kClosed };
   static constexpr size_t kInitialBuffer = 64 * 1024;
 
   void read() {
@@ -403,12 +471,14 @@ class Inbound : public std::enable_shared_from_this<Inbound> {
     while (end_ - begin_ >= kHeaderBytes) {
       FrameHeader h;
       HeaderError err = decode_header(buf_.data() + begin_, &h);
-      const FrameType expected = state_ == State::kHandshake ? FrameType::kHello : FrameType::kMessage;
-      const uint32_t limit = state_ == State::kHandshake ? kMaxHandshakeBytes : opts_.max_message_bytes;
+      const FrameType expected = state_ == State::kHandshake ? FrameType::kHello
+                                 : state_ == State::kAuth    ? FrameType::kAuth
+                                                             : FrameType::kMessage;
+      const uint32_t limit = state_ == State::kEstablished ? opts_.max_message_bytes : kMaxHandshakeBytes;
       if (err != HeaderError::kNone || h.type != expected || h.length > limit) {
         if (auto t = t_.lock()) add(t->c_.protocol_errors);
-        spdlog::warn("peer transport {}: closing connection from {}: {}", opts_.self_id,
-                     peer_id_ ? "peer " + std::to_string(peer_id_) : std::string("unidentified peer"),
+        spdlog::warn("peer transport {}: closing connection from {} at {}: {}", opts_.self_id,
+                     peer_id_ ? "peer " + std::to_string(peer_id_) : std::string("unidentified peer"), remote_,
                      err != HeaderError::kNone ? "bad frame header"
                      : h.type != expected      ? "unexpected frame type"
                                                : "frame of " + std::to_string(h.length) + " bytes exceeds the limit");
@@ -424,6 +494,8 @@ class Inbound : public std::enable_shared_from_this<Inbound> {
       wanted_ = 0;
       if (state_ == State::kHandshake) {
         if (!on_hello(payload)) return false;
+      } else if (state_ == State::kAuth) {
+        if (!on_auth(payload)) return false;
       } else if (auto t = t_.lock()) {
         t->deliver(peer_id_, std::string(payload));
         if (state_ == State::kClosed) return false;  // a handler may have stopped us
@@ -439,6 +511,7 @@ class Inbound : public std::enable_shared_from_this<Inbound> {
     HelloAck ack;
     if (!hello) {
       add(t->c_.protocol_errors);
+      spdlog::warn("peer transport {}: closing connection from {}: malformed hello", opts_.self_id, remote_);
       close("malformed hello");
       return false;
     }
@@ -449,28 +522,87 @@ class Inbound : public std::enable_shared_from_this<Inbound> {
     } else if (hello->from == opts_.self_id || !t->peer_known(hello->from)) {
       ack = {AckCode::kUnknownId, "server id " + std::to_string(hello->from) + " is not a configured peer"};
     }
-    auto frame = std::make_shared<std::string>(encode_hello_ack(ack));
-    auto self = shared_from_this();
-    if (ack.code != AckCode::kOk) {
-      add(t->c_.inbound_refused);
-      spdlog::warn("peer transport {}: refusing connection from server {}: {}", opts_.self_id, hello->from, ack.reason);
-      state_ = State::kClosed;  // stop reading; close once the refusal is out
-      timer_.cancel();
-      asio::async_write(sock_, asio::buffer(*frame), [this, self, frame](error_code, size_t) {
-        error_code ignore;
-        sock_.close(ignore);
-        if (auto t = t_.lock()) t->forget_inbound(self);
+    if (ack.code != AckCode::kOk) return refuse(*t, hello->from, ack, false);
+    claimed_ = *hello;
+    const PeerAuthOptions& auth = opts_.auth;
+    if (auth.enabled && !hello->nonce.empty()) {
+      std::optional<std::string> password = auth.password_of ? auth.password_of(hello->user) : std::nullopt;
+      if (!password) {
+        // The same answer as a wrong proof: the refusal does not tell which users exist.
+        spdlog::debug("peer transport {}: learner user '{}' from {} is not in the server's users",
+                      opts_.self_id, hello->user, remote_);
+        return refuse(*t, hello->from, {AckCode::kAuthFailed, "authentication failed"}, true);
+      }
+      password_ = std::move(*password);
+      acceptor_nonce_ = fresh_nonce();
+      if (acceptor_nonce_.empty()) return refuse(*t, hello->from, {AckCode::kAuthFailed, "no random nonce"}, true);
+      AuthTranscript tr{hello->from, hello->to, hello->cluster, hello->user, hello->nonce, acceptor_nonce_};
+      state_ = State::kAuth;
+      auto frame = std::make_shared<std::string>(
+          encode_challenge(Challenge{acceptor_nonce_, auth_proof(password_, ProofRole::kAcceptor, tr)}));
+      auto self = shared_from_this();
+      asio::async_write(sock_, asio::buffer(*frame), [this, self, frame](error_code ec, size_t) {
+        if (ec && state_ != State::kClosed) close("challenge write failed");
       });
-      return false;
+      return true;
     }
-    peer_id_ = hello->from;
+    if (auth.require_inbound) {
+      return refuse(*t, hello->from,
+                    {AckCode::kAuthRequired, "authentication required (quorum.auth.serverRequireSasl)"}, true);
+    }
+    if (auth.enabled) {
+      add(t->c_.unauthenticated_accepted);
+      spdlog::warn("peer transport {}: server {} at {} did not authenticate; let in because "
+                   "quorum.auth.serverRequireSasl is false", opts_.self_id, hello->from, remote_);
+    }
+    return accept(*t);
+  }
+
+  bool on_auth(std::string_view payload) {
+    auto t = t_.lock();
+    if (!t) return false;
+    auto proof = decode_auth(payload);
+    AuthTranscript tr{claimed_.from, claimed_.to, claimed_.cluster, claimed_.user, claimed_.nonce, acceptor_nonce_};
+    const bool ok = proof && proofs_equal(auth_proof(password_, ProofRole::kDialer, tr), *proof);
+    password_.clear();
+    // One attempt per connection and per acceptor nonce: a proof is never checked twice.
+    acceptor_nonce_.clear();
+    if (!ok) return refuse(*t, claimed_.from, {AckCode::kAuthFailed, "authentication failed"}, true);
+    spdlog::debug("peer transport {}: server {} at {} authenticated as '{}'", opts_.self_id, claimed_.from,
+                  remote_, claimed_.user);
+    return accept(*t);
+  }
+
+  bool accept(PeerTransport::Impl& t) {
+    peer_id_ = claimed_.from;
     state_ = State::kEstablished;
     timer_.cancel();
-    add(t->c_.inbound_accepted);
+    add(t.c_.inbound_accepted);
+    auto frame = std::make_shared<std::string>(encode_hello_ack(HelloAck{}));
+    auto self = shared_from_this();
     asio::async_write(sock_, asio::buffer(*frame), [this, self, frame](error_code ec, size_t) {
       if (ec && state_ != State::kClosed) close("ack write failed");
     });
     return true;
+  }
+
+  // Sends the refusal, then closes; nothing more is read from this connection.
+  bool refuse(PeerTransport::Impl& t, NodeId claimed, const HelloAck& ack, bool auth_failure) {
+    add(t.c_.inbound_refused);
+    if (auth_failure) add(t.c_.auth_failures);
+    spdlog::warn("peer transport {}: refusing connection from {} claiming server {}: {}", opts_.self_id,
+                 remote_, claimed, ack.reason);
+    state_ = State::kClosed;  // stop reading; close once the refusal is out
+    timer_.cancel();
+    password_.clear();
+    auto frame = std::make_shared<std::string>(encode_hello_ack(ack));
+    auto self = shared_from_this();
+    asio::async_write(sock_, asio::buffer(*frame), [this, self, frame](error_code, size_t) {
+      error_code ignore;
+      sock_.close(ignore);
+      if (auto t = t_.lock()) t->forget_inbound(self);
+    });
+    return false;
   }
 
   std::weak_ptr<PeerTransport::Impl> t_;
@@ -478,7 +610,11 @@ class Inbound : public std::enable_shared_from_this<Inbound> {
   PeerStream sock_;
   asio::steady_timer timer_;
   State state_ = State::kHandshake;
-  NodeId peer_id_ = 0;
+  NodeId peer_id_ = 0;  // set once the handshake completes
+  std::string remote_;  // address:port, for the logs
+  Hello claimed_;       // the hello, kept for the auth transcript
+  std::string password_;
+  std::string acceptor_nonce_;
   std::vector<char> buf_;
   size_t begin_ = 0, end_ = 0;
   size_t wanted_ = 0;  // bytes the current partial frame needs in total
@@ -612,6 +748,8 @@ PeerTransportStats PeerTransport::stats() const {
   s.inbound_accepted = c.inbound_accepted.load();
   s.inbound_refused = c.inbound_refused.load();
   s.protocol_errors = c.protocol_errors.load();
+  s.auth_failures = c.auth_failures.load();
+  s.unauthenticated_accepted = c.unauthenticated_accepted.load();
   s.peer_down_events = c.peer_down_events.load();
   return s;
 }

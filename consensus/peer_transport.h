@@ -26,6 +26,7 @@
 #include <memory>
 #include <string>
 
+#include "consensus/peer_transport_auth.h"
 #include "consensus/status.h"
 #include "consensus/types.h"
 
@@ -35,6 +36,8 @@ struct PeerTransportOptions {
   NodeId self_id = 0;
   // If non-empty on either side, both sides must use the same name.
   std::string cluster_name;
+  // Quorum authentication (off by default).
+  PeerAuthOptions auth;
   // Largest message payload accepted or sent; a bigger incoming frame closes the connection.
   uint32_t max_message_bytes = 16u << 20;
   // Per-peer outbound queue bounds (oldest dropped beyond either).
@@ -64,6 +67,11 @@ struct PeerTransportStats {
   uint64_t inbound_accepted = 0;   // inbound handshakes we accepted
   uint64_t inbound_refused = 0;    // inbound handshakes we refused (unknown id, wrong cluster...)
   uint64_t protocol_errors = 0;    // bad magic/version/type or oversized frames received
+  // Inbound handshakes that failed authentication: no credential where one is required, an
+  // unknown user or a wrong proof (each also in inbound_refused, and logged with the address).
+  uint64_t auth_failures = 0;
+  // Inbound peers let in without authenticating (auth enabled but not required: rolling upgrade).
+  uint64_t unauthenticated_accepted = 0;
   uint64_t peer_down_events = 0;
 };
 

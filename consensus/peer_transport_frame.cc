@@ -41,7 +41,7 @@ HeaderError decode_header(const char* in, FrameHeader* out) {
   }
   if (static_cast<uint8_t>(in[2]) != kVersion) return HeaderError::kBadVersion;
   uint8_t type = static_cast<uint8_t>(in[3]);
-  if (type < 1 || type > 3) return HeaderError::kBadType;
+  if (type < 1 || type > 5) return HeaderError::kBadType;
   out->type = static_cast<FrameType>(type);
   out->length = static_cast<uint32_t>(get_be(in + 4, 4));
   return HeaderError::kNone;
@@ -54,6 +54,12 @@ std::string encode_hello(const Hello& h) {
   std::string_view name = std::string_view(h.cluster).substr(0, 1024);
   put_be(p, name.size(), 2);
   p.append(name);
+  if (!h.nonce.empty()) {
+    std::string_view user = std::string_view(h.user).substr(0, 1024);
+    put_be(p, user.size(), 2);
+    p.append(user);
+    p.append(h.nonce);
+  }
   return frame(FrameType::kHello, p);
 }
 
@@ -63,8 +69,15 @@ std::optional<Hello> decode_hello(std::string_view p) {
   h.from = get_be(p.data(), 8);
   h.to = get_be(p.data() + 8, 8);
   size_t n = get_be(p.data() + 16, 2);
-  if (p.size() != 18 + n) return std::nullopt;
+  if (p.size() < 18 + n) return std::nullopt;
   h.cluster.assign(p.data() + 18, n);
+  std::string_view rest = p.substr(18 + n);
+  if (rest.empty()) return h;
+  if (rest.size() < 2) return std::nullopt;
+  size_t u = get_be(rest.data(), 2);
+  if (rest.size() != 2 + u + kNonceBytes) return std::nullopt;
+  h.user.assign(rest.data() + 2, u);
+  h.nonce.assign(rest.data() + 2 + u, kNonceBytes);
   return h;
 }
 
@@ -77,8 +90,22 @@ std::string encode_hello_ack(const HelloAck& a) {
 std::optional<HelloAck> decode_hello_ack(std::string_view p) {
   if (p.empty()) return std::nullopt;
   uint8_t code = static_cast<uint8_t>(p[0]);
-  if (code > 3) return std::nullopt;
+  if (code > 5) return std::nullopt;
   return HelloAck{static_cast<AckCode>(code), std::string(p.substr(1))};
+}
+
+std::string encode_challenge(const Challenge& c) { return frame(FrameType::kChallenge, c.nonce + c.proof); }
+
+std::optional<Challenge> decode_challenge(std::string_view p) {
+  if (p.size() != kNonceBytes + kProofBytes) return std::nullopt;
+  return Challenge{std::string(p.substr(0, kNonceBytes)), std::string(p.substr(kNonceBytes))};
+}
+
+std::string encode_auth(std::string_view proof) { return frame(FrameType::kAuth, std::string(proof)); }
+
+std::optional<std::string> decode_auth(std::string_view p) {
+  if (p.size() != kProofBytes) return std::nullopt;
+  return std::string(p);
 }
 
 }  // namespace zkraft::consensus::transport

@@ -280,6 +280,10 @@ void RaftDriver::snapshot_answered(Index index, SnapshotBytes data, uint64_t kee
     }
     // A newer snapshot (the leader's) was stored meanwhile: this one is simply not needed.
     if (s.code() == Status::Code::kSnapshotOutOfDate) return;
+    // A full disk: the stored state stays the older snapshot and the whole log after it (the
+    // compaction rides with the snapshot's write), which recovers the same state; a later
+    // snapshot is tried as usual.
+    if (s.code() == Status::Code::kNoSpace) return;
     Mailbox::post(mb, [this, s] { fail("storing snapshot failed: " + s.to_string()); });
   });
   core_->compact(compact_to);

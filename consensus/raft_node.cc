@@ -63,6 +63,10 @@ class RaftNode::Wiring final : public RaftDriverStorage,
       if (st.is_ok() && compact_through > 0 && compact_through >= s.first_index()) {
         st = s.compact(std::min({compact_through, meta.index, s.last_index()}));
       }
+      if (st.code() == Status::Code::kNoSpace) {
+        spdlog::warn("snapshot at index {} not stored, the disk is full ({}); the log is kept whole", meta.index,
+                     st.message());
+      }
       done(std::move(st));
     });
   }
@@ -108,7 +112,7 @@ class RaftNode::Wiring final : public RaftDriverStorage,
     last_leader_ = leader;
   }
   void on_fatal_error(const std::string& what) override {
-    spdlog::critical("raft node {}: {}", node_.options_.id, what);
+    spdlog::critical("raft node {}: {}: stopping, nothing more is acknowledged", node_.options_.id, what);
     node_.stop();
   }
 
@@ -191,6 +195,7 @@ bool RaftNode::open(std::string* error) {
   PeerTransportOptions to;
   to.self_id = options_.id;
   to.cluster_name = options_.cluster_name;
+  to.auth = options_.peer_auth;
   to.tls = options_.peer_tls;
   to.tls_hostname_verification = options_.peer_tls_hostname_verification;
   to.max_message_bytes = options_.max_message_bytes;
@@ -339,6 +344,7 @@ Index RaftNode::applied_index() const { return driver_ ? driver_->applied_index(
 Membership RaftNode::applied_membership() const { return driver_ ? driver_->applied_membership() : Membership{}; }
 uint64_t RaftNode::fsync_count() const { return log_ ? log_->stats().fsyncs : 0; }
 GroupCommitStats RaftNode::storage_stats() const { return log_ ? log_->stats() : GroupCommitStats{}; }
+bool RaftNode::disk_full() const { return log_ && log_->disk_full(); }
 PeerTransportStats RaftNode::transport_stats() const {
   return transport_ ? transport_->stats() : PeerTransportStats{};
 }

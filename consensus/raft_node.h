@@ -58,6 +58,7 @@
 #include "consensus/conf_change.h"
 #include "consensus/group_commit_log.h"
 #include "consensus/peer_transport.h"
+#include "consensus/peer_transport_auth.h"
 #include "consensus/raft_application.h"
 #include "consensus/raft_core.h"
 #include "consensus/raft_driver.h"
@@ -92,6 +93,7 @@ struct RaftNodeOptions {
   uint64_t snapshot_every = 100000;  // take a snapshot after this many applied entries
   uint64_t keep_tail = 5000;         // entries kept behind a snapshot for slow followers
   std::string cluster_name;          // peers with a different non-empty name are refused
+  PeerAuthOptions peer_auth;         // quorum authentication on the peer port (off by default)
   // sslQuorum: mutual TLS between servers (PeerTransportOptions::tls); null = plain.
   std::shared_ptr<boost::asio::ssl::context> peer_tls;
   bool peer_tls_hostname_verification = true;
@@ -150,6 +152,8 @@ class RaftNode {
   Membership applied_membership() const;
   uint64_t fsync_count() const;
   GroupCommitStats storage_stats() const;
+  // The storage thread is waiting for disk space (GroupCommitLog::disk_full). Any thread.
+  bool disk_full() const;
   PeerTransportStats transport_stats() const;
 
  private:

@@ -20,6 +20,7 @@ class Status {
     kInvalidArgument,    // the caller broke a precondition (non-contiguous entries, ...)
     kCorruption,         // stored bytes failed a checksum or could not be parsed
     kIOError,            // the disk or LevelDB reported a failure
+    kNoSpace,            // the disk is full (ENOSPC): nothing was written; may succeed later
     kClosed,             // the component was stopped
   };
 

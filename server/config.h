@@ -117,6 +117,19 @@ struct Config {
   // Requests slower than this (received to replied) are logged with the time of each stage.
   int32_t slow_request_threshold_ms = 1000;
 
+  int32_t max_cnxns = 0;  // zookeeper.maxCnxns: client connections in total; 0 = unlimited
+  // A connection whose unsent output (replies and watch events the client does not read) passes
+  // this is closed: a slow consumer cannot make the server hold unbounded memory. 0 = never.
+  int64_t max_client_send_queue_bytes = 16 << 20;
+
+  // Quorum authentication (peer_auth.h), ZooKeeper's quorum.auth.* keys: credentials from the
+  // JAAS file's DigestLoginModule sections. ZooKeeper's rules: a require_* needs enable_sasl, and
+  // server_require needs learner_require.
+  bool quorum_auth_enable_sasl = false;
+  bool quorum_auth_learner_require_sasl = false;
+  bool quorum_auth_server_require_sasl = false;
+  std::string quorum_auth_learner_login_context = "QuorumLearner";
+  std::string quorum_auth_server_login_context = "QuorumServer";
   // Client TLS (server/tls_options.h): ZooKeeper's secureClientPort and ssl.* keys, defaults as
   // ZooKeeper 3.9's X509Util. TLS is on when secure_client_port is set or the client port is
   // unified (TLS and plain on one port, told apart by the first byte).

@@ -326,6 +326,10 @@ std::vector<MetricFamily> PrometheusExporter::families(const MetricsStatus& m, i
       MetricSample{"", {{"direction", "received"}}, as_double(c.peer_messages_received)});
   messages.samples.push_back(MetricSample{"", {{"direction", "sent"}}, as_double(c.peer_messages_sent)});
   out.push_back(std::move(messages));
+  out.push_back(counter_family("zkraft_peer_auth_failures_total",
+                               "Peer-port handshakes refused for authentication (no or wrong "
+                               "quorum credentials).",
+                               as_double(c.peer_auth_failures)));
   return out;
 }
 

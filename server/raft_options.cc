@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "server/peer_auth.h"
 #include "server/tls_context.h"
 #include "server/tls_options.h"
 
@@ -32,6 +33,9 @@ std::optional<consensus::RaftNodeOptions> raft_options(const Config& config, std
     o.listen_port = 0;
     return o;
   }
+  auto auth = peer_auth_options(config, error);
+  if (!auth) return std::nullopt;
+  o.peer_auth = std::move(*auth);
   if (config.ssl_quorum) {
     TlsOptions tls;
     if (!quorum_tls_options_from_config(config, &tls, error)) return std::nullopt;

@@ -1,5 +1,7 @@
 #include "server/raft_replicated_log.h"
 
+#include <cstdlib>
+
 #include <spdlog/spdlog.h>
 
 #include <pthread.h>
@@ -16,6 +18,8 @@ namespace zkraft::server {
 namespace asio = boost::asio;
 
 namespace {
+// EX_IOERR (sysexits.h): what a supervisor sees when the log could not be made durable.
+constexpr int kFatalStorageExitCode = 74;
 int64_t steady_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -320,6 +324,9 @@ void RaftReplicatedLog::refresh_figures() {
   s.fsync_threshold_exceeded = storage.fsync_threshold_exceeded;
   s.fsync_micros_total = storage.fsync_micros_total;
   s.fsync_micros_max = storage.fsync_micros_max;
+  const consensus::PeerTransportStats peer_port = node_->transport_stats();
+  s.peer_auth_failures = peer_port.auth_failures;
+  s.peer_connections_refused = peer_port.inbound_refused;
   if (st.membership.voters.size() == 1 && st.membership.learners.empty() && st.peers.empty()) {
     s.mode = "standalone";
   } else if (st.role == consensus::Role::kLeader) {
@@ -377,6 +384,7 @@ void RaftReplicatedLog::refresh_figures() {
   c.peer_bytes_received = transport.bytes_received;
   c.peer_messages_sent = transport.messages_sent;
   c.peer_messages_received = transport.messages_received;
+  c.peer_auth_failures = transport.auth_failures;
   // The core counts whole ticks and reports them at the next refresh: the contact it saw is at
   // least age ticks old, at most one tick more.
   f.quorum_contact_ms = st.quorum_contact_age_ticks == consensus::RaftCore::kNoQuorumContact
@@ -384,6 +392,14 @@ void RaftReplicatedLog::refresh_figures() {
                             : steady_ms() - static_cast<int64_t>(st.quorum_contact_age_ticks) * tick_ms_;
   std::lock_guard<std::mutex> lock(figures_mu_);
   figures_ = std::move(f);
+}
+
+bool RaftReplicatedLog::disk_full() const { return node_ && node_->disk_full(); }
+
+void RaftReplicatedLog::on_fatal_error(const std::string&) {
+  // The line saying why is the Raft node's (consensus/raft_node.cc); make sure it is out.
+  spdlog::default_logger()->flush();
+  std::_Exit(kFatalStorageExitCode);
 }
 
 ReplicationStatus RaftReplicatedLog::replication_status() const {

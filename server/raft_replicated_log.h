@@ -60,6 +60,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   ReplicationStatus replication_status() const override;
   uint64_t fsync_count() const override;
   ConsensusFigures consensus_figures() const override;
+  bool disk_full() const override;
   int64_t quorum_contact_age_ms() const override;
   MembershipView membership() const override;
   void add_peer(uint64_t id, const std::string& host, uint16_t port) override;
@@ -114,6 +115,10 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   void on_leader_change(consensus::NodeId leader, consensus::Term term, bool self) override;
   void on_read_state(uint64_t context, consensus::Index index) override;
   void on_app_message(consensus::NodeId from, std::string payload) override;
+  // A storage failure other than a full disk (a failed fsync, an I/O error): the log may not be
+  // durable, so the process ends at once (the Raft node logged why in one line) rather than
+  // acknowledge anything more.
+  void on_fatal_error(const std::string& what) override;
 
   // State thread.
   void dispatch(std::vector<Event>& batch);

@@ -49,6 +49,10 @@ struct ReplicationStatus {
   uint64_t fsync_micros_total = 0;        // time spent in fsyncs since start
   uint64_t fsync_micros_max = 0;          // the slowest one
   std::vector<PeerProgress> peers;        // leader only: every other member
+  // Peer port: inbound handshakes refused for authentication (no or wrong credentials), and all
+  // refused (also unknown ids, foreign clusters). mntr's zk_peer_auth_failures.
+  uint64_t peer_auth_failures = 0;
+  uint64_t peer_connections_refused = 0;
 };
 
 // Consensus figures for the Prometheus page (prometheus_metrics.h): counters only grow while the
@@ -86,6 +90,7 @@ struct ConsensusFigures {
   uint64_t peer_bytes_received = 0;
   uint64_t peer_messages_sent = 0;
   uint64_t peer_messages_received = 0;
+  uint64_t peer_auth_failures = 0;        // inbound handshakes refused for authentication
   // Snapshots this server took (serialised, by a child or the state thread), in milliseconds.
   uint64_t snapshots = 0;
   uint64_t last_snapshot_bytes = 0;
@@ -142,6 +147,9 @@ class ReplicatedLog {
   virtual uint64_t fsync_count() const = 0;
   // Figures for the metrics page, as of consensus' last report; none by default.
   virtual ConsensusFigures consensus_figures() const { return {}; }
+  // This server's log cannot be written for lack of disk space: new writes are refused (reads
+  // are served) until it can. Any thread.
+  virtual bool disk_full() const { return false; }
   // How long ago this server last knew it was in contact with a quorum (a leader: heard from a
   // majority of voters; a follower or observer: heard from its leader), in monotonic ms, never
   // less than the truth; kNoQuorumContact when it knows no leader. A standalone server that

@@ -129,6 +129,14 @@ void RequestPipeline::handle_message(ClientMessage& m) {
 }
 
 void RequestPipeline::handle_opened(const ClientMessage& m) {
+  if (config_.max_cnxns > 0 && clients_.size() >= static_cast<size_t>(config_.max_cnxns)) {
+    // ZooKeeper's NIOServerCnxnFactory: "Too many connections max allowed is N".
+    ++stats_.connections_rejected;
+    spdlog::warn("too many connections: {} open (zookeeper.maxCnxns {}); closing the one from {}",
+                 clients_.size(), config_.max_cnxns, m.remote_address);
+    io_.close(m.conn, {});
+    return;
+  }
   if (config_.max_client_cnxns > 0 &&
       clients_.connections_from(m.remote_address) >= config_.max_client_cnxns) {
     ++stats_.connections_rejected;
@@ -247,6 +255,10 @@ void RequestPipeline::handle_request(Client& c, ClientMessage& m) {
     p.state = QueuedRequest::Answered{reply_with_body(jute::ReplyHeader{p.xid, -1, err::kUnimplemented}), true};
   } else if (c.read_only && (m.logged || p.op == op::kSync)) {
     answer_read_only_write(c, p);
+  } else if (m.logged && p.op != op::kCloseSession && log_.disk_full()) {
+    // This server's log cannot take it (the storage thread logged "disk full" once): refused at
+    // once, as a read-only server refuses writes, instead of waiting for space.
+    p.state = QueuedRequest::Answered{reply_with_body(jute::ReplyHeader{p.xid, sm_.last_zxid(), err::kNotReadOnly})};
   } else if (m.logged) {
     // A write: its record is decoded once, where it is applied (a malformed one fails there
     // with MarshallingError and still takes a zxid, as in ZooKeeper).
@@ -395,6 +407,17 @@ void RequestPipeline::update_flow_control(Client& c) {
 void RequestPipeline::send(Client& c, std::string framed) {
   ++c.packets_sent;
   c.unwritten_bytes += framed.size();
+  const auto limit = static_cast<uint64_t>(config_.max_client_send_queue_bytes);
+  if (limit > 0 && c.unwritten_bytes > limit && !c.closing) {
+    // Replies stop at kMaxUnwrittenBytes, watch events do not: a client that reads nothing while
+    // its watches fire would otherwise make the server hold its output for ever. Closed (not
+    // forgotten: callers may be iterating over it), the network thread reports kClosed later.
+    ++stats_.slow_consumers_closed;
+    c.closing = true;
+    io_.close(c.conn, "slow consumer: " + std::to_string(c.unwritten_bytes) +
+                          " bytes unsent (max_client_send_queue_bytes " + std::to_string(limit) + ")");
+    return;
+  }
   io_.send(c.conn, std::move(framed));
 }
 

@@ -32,6 +32,10 @@ bool RequestPipeline::start_auth(std::string* error) {
       *error = "config error: " + why;
       return false;
     }
+    if (!config_.jaas_config_file.empty()) {
+      spdlog::warn("SASL: no section '{}' in {}: clients are not offered SASL (as ZooKeeper)",
+                   config_.sasl_login_context, config_.jaas_config_file);
+    }
     return true;  // no SASL
   }
   const size_t users = settings->users.size();

@@ -74,6 +74,7 @@ struct ServerStats {
   uint64_t packets_sent = 0;
   uint64_t auth_failed = 0;
   uint64_t connections_rejected = 0;
+  uint64_t slow_consumers_closed = 0;  // connections cut off for unsent output (max_client_send_queue_bytes)
   uint64_t slow_requests = 0;  // logged by the slow-request log
   std::string last_slow_request;  // its latest line
   std::deque<SlowRequestEntry> recent_slow_requests;  // the latest kRecentSlowRequests, oldest first

@@ -110,7 +110,12 @@ ServerStatus collect_status(const StatusSources& s) {
   st.slow_requests = static_cast<int64_t>(s.stats->slow_requests);
   st.fsync_threshold_exceed_count = static_cast<int64_t>(s.replication.fsync_threshold_exceeded);
   st.extra_metrics.emplace_back("fsync_count", std::to_string(s.fsyncs));
+  st.extra_metrics.emplace_back("slow_consumers_closed", std::to_string(s.stats->slow_consumers_closed));
   const auto& repl = s.replication;
+  if (repl.mode != "standalone") {
+    st.extra_metrics.emplace_back("peer_auth_failures", std::to_string(repl.peer_auth_failures));
+    st.extra_metrics.emplace_back("peer_connections_refused", std::to_string(repl.peer_connections_refused));
+  }
   if (repl.mode == "leader") {
     st.extra_metrics.emplace_back("learners", std::to_string(repl.learners));
     st.extra_metrics.emplace_back("followers", std::to_string(repl.learners));

@@ -175,9 +175,13 @@ TEST(SaslConfigTest, SettingsComeFromTheNamedSectionAndMistakesAreOneLine) {
   EXPECT_EQ(s->users, (std::map<std::string, std::string>{{"bob", "b"}}));
   c.sasl_login_context = "Other";
   EXPECT_EQ(sasl_settings(c, &error)->users, (std::map<std::string, std::string>{{"eve", "e"}}));
+  // A readable file without the section: no SASL and no error, as ZooKeeper starts then
+  // (ServerCnxnFactory.configureSaslLogin in 3.9.4; ZooKeeper 3.8 run by hand with
+  // -Dzookeeper.sasl.serverconfig=Other serves, without a log line).
   c.sasl_login_context = "Missing";
+  error.clear();
   EXPECT_FALSE(sasl_settings(c, &error));
-  EXPECT_NE(error.find("No JAAS configuration section named 'Missing'"), std::string::npos) << error;
+  EXPECT_EQ(error, "");
   c.jaas_config_file = path + ".absent";
   error.clear();
   EXPECT_FALSE(sasl_settings(c, &error));
