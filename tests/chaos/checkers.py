@@ -169,8 +169,8 @@ def ephemerals(ops, deaths, server_faults, session_timeout, margin):
     session it ran on), f "observe"/"final" by an observer (value: the children of the parent,
     read after a sync; names are paths without the parent).
 
-    deaths: [{"process", "start"}]: the driver killed (kill -9) or stopped (SIGSTOP, for longer
-    than session_timeout + margin) the owner at start. server_faults: [{"start", "end"}] of
+    deaths: [{"process", "start", "resumed"}]: the driver killed (kill -9) or stopped (SIGSTOP,
+    for longer than session_timeout + margin, "resumed" when SIGCONT came) the owner at start. server_faults: [{"start", "end"}] of
     faults on servers; while one is active the deadline moves (an election renews sessions).
 
     Violations: an owner's check found its node absent while the session that made it still
@@ -200,6 +200,8 @@ def ephemerals(ops, deaths, server_faults, session_timeout, margin):
                 if f["start"] <= deadline and f.get("end", INF) + session_timeout + margin > deadline:
                     deadline = f.get("end", INF) + session_timeout + margin
                     moved = True
+        if d.get("resumed") is not None and d["resumed"] < deadline:
+            continue  # a stopped owner woke before the moved deadline: its session may live on
         checked += 1
         for obs in observations:
             if obs["invoke"] < deadline:
@@ -223,22 +225,25 @@ def watches(ops):
     """The watch workload. Writer ops: f "set" (value: node; ok has "mzxid"). Watcher ops:
     f "register" (ok: a get with a one-shot data watch; "node", "mzxid" seen, "reg" an id,
     "epoch" the connection epoch), f "event" ("reg", "node", "etype", "epoch", "seq": delivery
-    order), f "state" (a connection state change: value the state; LOST ends the session's
-    watches), f "done" (the watcher stopped waiting, at invoke).
+    order), f "state" (a connection state change: value the state; any change ends the
+    client's watches), f "done" (the watcher stopped waiting, at invoke).
 
     Violations, for data-change events of registrations made on a live session:
       - a registration delivered more than once;
       - after an event, the watcher's next read of that node shows no newer mzxid;
       - an acknowledged change newer than the registration, and no event by "done" although the
-        session was not lost;
-      - events out of zxid order: e1 delivered before e2 in the same connection epoch, e2
-        registered in that epoch, yet e1's change is certainly after e2's (e1's registered
+        connection never changed state after the registration;
+      - events out of zxid order: e1 delivered before e2, both registered and delivered in one
+        connection epoch, yet e1's change is certainly after e2's (e1's registered
         mzxid is at least the mzxid of the first acknowledged change after e2's registration)."""
     violations = []
     regs = {o["reg"]: o for o in ops if o["f"] == "register" and o["type"] == "ok"}
     events = sorted((o for o in ops if o["f"] == "event"), key=lambda o: o["seq"])
     data_events = [e for e in events if e["etype"] in ("CHANGED", "DELETED", "CREATED")]
-    lost_at = [o["invoke"] for o in ops if o["f"] == "state" and o["value"] == "LOST"]
+    # Kazoo (2.8) drops every data watch when its connection is lost (SUSPENDED: it fires them
+    # with type NONE and sends no SetWatches on reconnect), so any state change ends the
+    # registrations made before it.
+    lost_at = [o["invoke"] for o in ops if o["f"] == "state"]
     done = [o["invoke"] for o in ops if o["f"] == "done"]
     done_t = max(done) if done else None
     sets = {}
@@ -279,6 +284,8 @@ def watches(ops):
                 violations.append({"what": "watch never delivered", "register": r, "change": s})
     for i, e2 in enumerate(data_events):
         r2 = regs.get(e2["reg"])
+        # Only events registered and delivered on one connection: across a reconnect the new
+        # server's stream (and SetWatches) promise no order relative to the old one's.
         if r2 is None or r2["epoch"] != e2["epoch"]:
             continue
         s2 = first_change_after(r2["node"], r2["mzxid"])
@@ -286,7 +293,7 @@ def watches(ops):
             continue
         for e1 in data_events[:i]:
             r1 = regs.get(e1["reg"])
-            if r1 is None or e1["epoch"] != e2["epoch"]:
+            if r1 is None or not r1["epoch"] == e1["epoch"] == e2["epoch"]:
                 continue
             if r1["mzxid"] >= s2["mzxid"]:
                 violations.append({"what": "watch events out of zxid order", "first": e1, "second": e2,

@@ -233,6 +233,13 @@ class Ephemerals(unittest.TestCase):
         # a server fault in the window moves the deadline: the same observation is then fine
         r = checkers.ephemerals(ops, [{"process": "o1", "start": 10}], [{"start": 11, "end": 14}], 4.0, 2.0)
         self.assertTrue(r["valid"])
+        # a stopped owner that woke before the moved deadline may keep its session: not judged
+        r = checkers.ephemerals(ops + [op("observe", ["a"], 25, 26, process="obs")],
+                                [{"process": "o1", "start": 10, "resumed": 17}], [{"start": 11, "end": 14}], 4.0, 2.0)
+        self.assertEqual((r["valid"], r["deaths_checked"]), (True, 0))
+        r = checkers.ephemerals(ops + [op("observe", ["a"], 25, 26, process="obs")],
+                                [{"process": "o1", "start": 10, "resumed": 30}], [{"start": 11, "end": 14}], 4.0, 2.0)
+        self.assertEqual((r["valid"], r["deaths_checked"]), (False, 1))
 
     def test_final_read(self):
         ops = [op("create", "/e/a", 0, 1, process="o1", session=5), op("final", ["a"], 50, 51, process="obs")]
@@ -277,9 +284,10 @@ class Watches(unittest.TestCase):
     def test_missed(self):
         h = [o for o in self.good() if not (o["f"] == "event" and o["reg"] == 3)]
         self.assertIn("watch never delivered", [v["what"] for v in checkers.watches(h)["violations"]])
-        # not when the session was lost after the registration
-        h.append(op("state", "LOST", 3.0, 3.0, process="w"))
-        self.assertTrue(checkers.watches(h)["valid"])
+        # not when the connection was lost after the registration (Kazoo drops its watches)
+        self.assertTrue(checkers.watches(h + [op("state", "SUSPENDED", 3.0, 3.0, process="w")])["valid"])
+        # but a state change before the registration does not excuse it
+        self.assertFalse(checkers.watches(h + [op("state", "SUSPENDED", 0.5, 0.5, process="w")])["valid"])
 
     def test_out_of_order(self):
         # b's change (after 10, so 11) delivered before a's (the first after 5, so 10)
