@@ -67,10 +67,10 @@ class Nemesis:
         if now < self.next_at:
             return
         kind = self.rnd.choices(self.kinds, self.weights)[0]
-        duration = self.rnd.uniform(2.0, 7.0)
-        overlap = self.rnd.random() < 0.35
-        self.next_at = now + (duration * self.rnd.uniform(0.3, 0.8) if overlap else
-                              duration + self.rnd.uniform(1.0, 3.0))
+        duration = self.rnd.uniform(1.5, 6.0)
+        overlap = self.rnd.random() < 0.4
+        self.next_at = now + (duration * self.rnd.uniform(0.2, 0.8) if overlap else
+                              duration + self.rnd.uniform(0.5, 2.0))
         self.begin(kind, duration, now)
 
     def pick_server(self, kind):
