@@ -148,7 +148,9 @@ class Cluster:
         out.write(("\n===== start at %.3f%s =====\n" % (time.monotonic(), " clock +%ss" % clock_offset
                                                         if clock_offset else "")).encode())
         out.flush()
-        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        # killed by the kernel if the driver dies without its cleanup (harness._die_with_parent)
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                             preexec_fn=harness._die_with_parent)
         out.close()
         self.procs[i] = p
         self.real_pid[i] = p.pid

@@ -35,6 +35,7 @@ import history  # noqa: E402
 import linearizability  # noqa: E402
 from cluster import Cluster  # noqa: E402
 from nemesis import Nemesis  # noqa: E402
+import harness  # noqa: E402  (tests/integration, on the path through cluster.py)
 
 SESSION_TIMEOUT = 4.0
 MARGIN = 3.0  # expiry runs on ticks (500 ms), plus the observer's poll and a commit
@@ -98,7 +99,8 @@ class Clients:
                "--base", repr(self.base), "--key-period", str(KEY_PERIOD), "--keys", str(KEYS)]
         log = open(os.path.join(self.workdir, "w-%s.log" % name), "ab")
         self.procs[name] = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                            env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+                                            env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"),
+                                            preexec_fn=harness._die_with_parent)
         log.close()
         self.kinds[name] = kind
 
@@ -205,6 +207,8 @@ def main():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--out", help="parent of the run directory (default: /tmp)")
     args = ap.parse_args()
+    # SIGTERM (ctest's timeout, tools/chaos going away) ends the run through its cleanup.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     binary = os.environ.get("ZKRAFT_BIN")
     if not binary or not os.access(binary, os.X_OK):
         print("ZKRAFT_BIN must name the zkraft-server binary", file=sys.stderr)
@@ -287,7 +291,7 @@ def main():
             for v in (r["violations"] + r["lost"])[:5]:
                 print("  VIOLATION %s: %s" % (name, json.dumps(v, default=str)[:600]), flush=True)
         status = 0 if (violations == 0 and lost == 0 and not crashes and healed and not hung) else 1
-    except Exception:
+    except (Exception, SystemExit):
         traceback.print_exc()
         summary["error"] = traceback.format_exc().splitlines()[-1]
         status = 1

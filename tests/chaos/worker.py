@@ -162,7 +162,7 @@ def misc_thread(args, rec, n):
             for _ in range(3):
                 try:
                     data, stat = wait(c.get_async("/counter"))
-                except Exception as e:
+                except Exception:
                     outcome = "fail"  # this attempt wrote nothing; earlier ones were refused
                     continue
                 try:
