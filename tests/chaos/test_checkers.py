@@ -123,6 +123,26 @@ class Register(unittest.TestCase):
         self.assertLess(time.monotonic() - t0, 20.0)
 
 
+class History(unittest.TestCase):
+    def test_unfinished_becomes_info_and_a_torn_line_is_skipped(self):
+        import tempfile
+        import history
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "h.jsonl")
+            rec = history.Recorder(path, "p")
+            a = rec.invoke("write", 1, key="k")
+            rec.complete(a, "ok")
+            rec.invoke("write", 2, key="k")  # the worker died here
+            rec.event("state", "SUSPENDED")
+            with open(path, "a") as f:
+                f.write('{"ev": "invoke", "id": "p.9", "f"')  # torn by kill -9
+            ops = history.load([path, os.path.join(d, "missing.jsonl")])
+        self.assertEqual([(o["f"], o["value"], o["type"]) for o in ops],
+                         [("write", 1, "ok"), ("write", 2, "info"), ("state", "SUSPENDED", "ok")])
+        self.assertIsNone(ops[1]["complete"])
+        self.assertLessEqual(ops[0]["invoke"], ops[0]["complete"])
+
+
 class Ids(unittest.TestCase):
     def test_good(self):
         h = [op("id", 1, 0, 1), op("id", 3, 0.5, 2.5), op("id", 2, 0.5, 3), op("id", 4, 4, 5),
