@@ -227,7 +227,7 @@ def main():
         try:
             cluster.setup()
         except Exception as e:
-            print(json.dumps(dict(summary, skipped="cannot make namespaces: %s" % e)))
+            summary["skipped"] = "cannot make namespaces: %s" % e
             status = 2
             return status
         if not cluster.wait_healthy(40):
@@ -302,7 +302,7 @@ def main():
             store.close()
         cluster.close()
         summary["ok"] = status == 0
-        if status == 0 and not args.keep:
+        if (status == 0 and not args.keep) or summary.get("skipped"):
             shutil.rmtree(workdir, ignore_errors=True)
             summary["dir"] = None
         print(json.dumps(summary, default=str), flush=True)
