@@ -49,9 +49,12 @@ def enter_netns(name):
 class Cluster:
     """The servers, their namespaces and the fault primitives (no schedule: nemesis.py)."""
 
-    def __init__(self, n, workdir, binary, log):
+    def __init__(self, n, workdir, binary, log, split_brain=False):
         assert n in (3, 5)
         self.n, self.workdir, self.binary, self.log = n, workdir, binary, log
+        # split_brain: n standalone servers that know nothing of each other, offered to the
+        # clients as one ensemble: a deliberately broken "ensemble" the checkers must object to.
+        self.split_brain = split_brain
         self.ids = list(range(1, n + 1))
         pid = os.getpid()
         self.net = "127.%d.%d." % (64 + (pid >> 8) % 128, pid % 256)
@@ -130,7 +133,7 @@ class Cluster:
                     "maxSessionTimeout=60000\n4lw.commands.whitelist=*\nadmin.enableServer=false\n")
             f.write("dataDir=%s\nclientPort=%d\nclientPortAddress=%s%d\n"
                     % (self.data_dir(i), CLIENT_PORT, self.net, i))
-            for j in self.ids:
+            for j in ([] if self.split_brain else self.ids):
                 f.write("server.%d=%s%d:%d:%d;%s%d:%d\n" % (j, self.net, j, PEER_PORT, ELECTION_PORT,
                                                           self.net, j, CLIENT_PORT))
         return path
@@ -265,6 +268,8 @@ class Cluster:
 
     def healthy(self):
         modes = sorted(self.mode(i) for i in self.ids)
+        if self.split_brain:
+            return modes == ["standalone"] * self.n
         return modes == ["follower"] * (self.n - 1) + ["leader"]
 
     def wait_healthy(self, timeout):

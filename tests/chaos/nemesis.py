@@ -43,7 +43,7 @@ class Nemesis:
         self.active, self.done = [], []
         self.next_at = time.monotonic() + 2.0
         weights = SERVER_KINDS + CLIENT_KINDS
-        if kinds:
+        if kinds is not None:
             weights = [(k, w) for k, w in weights if k in kinds]
         self.kinds = [k for k, _ in weights]
         self.weights = [w for _, w in weights]
@@ -64,7 +64,7 @@ class Nemesis:
     def step(self, now):
         for f in [f for f in self.active if f["end"] <= now]:
             self.end(f)
-        if now < self.next_at:
+        if now < self.next_at or not self.kinds:
             return
         kind = self.rnd.choices(self.kinds, self.weights)[0]
         duration = self.rnd.uniform(1.5, 6.0)

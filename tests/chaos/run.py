@@ -7,7 +7,8 @@ Exit status 0 when the run is clean, 1 when a checker found a violation, a serve
 the ensemble did not heal, 2 when the run could not be made (no namespaces, no root).
 
     ZKRAFT_BIN=build/server/zkraft-server /usr/bin/python3 tests/chaos/run.py --seed 7 [--servers 5]
-        [--duration 25] [--keep] [--out DIR] [--faults kill_leader,isolate_one,...]
+        [--duration 25] [--keep] [--out DIR] [--faults kill_leader,isolate_one,...|none]
+        [--plain-reads] [--split-brain]
 
 Needs root (namespaces, tmpfs mounts). Everything started is stopped by PID; everything made is
 removed, except the run directory (histories, faults.jsonl, server logs, result.json) when the
@@ -97,6 +98,10 @@ class Clients:
                "--until", repr(self.until), "--seed", str(self.args.seed),
                "--session-timeout", str(SESSION_TIMEOUT), "--store", self.store_path,
                "--base", repr(self.base), "--key-period", str(KEY_PERIOD), "--keys", str(KEYS)]
+        if self.args.plain_reads:
+            cmd.append("--plain-reads")
+        if self.args.split_brain:
+            cmd.append("--pin-hosts")
         log = open(os.path.join(self.workdir, "w-%s.log" % name), "ab")
         self.procs[name] = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                             env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"),
@@ -159,20 +164,22 @@ class Clients:
 
 
 def prepare(cluster, epochs):
-    """The znodes the workloads expect, made before the clock starts."""
+    """The znodes the workloads expect, made before the clock starts (on every server when
+    they are not an ensemble)."""
     from kazoo.client import KazooClient
-    c = KazooClient(hosts=cluster.hosts(), timeout=10)
-    c.start(timeout=30)
-    for path in ("/reg", "/ids", "/set", "/eph", "/lock", "/watch"):
-        c.ensure_path(path)
-    c.create("/counter", b"0")
-    for e in range(epochs):
-        for k in range(KEYS):
-            c.create("/reg/e%d-%d" % (e, k), b"0")
-    for k in range(3):
-        c.create("/watch/n%d" % k, b"")
-    c.stop()
-    c.close()
+    for ids in ([[i] for i in cluster.ids] if cluster.split_brain else [None]):
+        c = KazooClient(hosts=cluster.hosts(ids), timeout=10)
+        c.start(timeout=30)
+        for path in ("/reg", "/ids", "/set", "/eph", "/lock", "/watch"):
+            c.ensure_path(path)
+        c.create("/counter", b"0")
+        for e in range(epochs):
+            for k in range(KEYS):
+                c.create("/reg/e%d-%d" % (e, k), b"0")
+        for k in range(3):
+            c.create("/watch/n%d" % k, b"")
+        c.stop()
+        c.close()
 
 
 def check(workdir, store_log, deaths, client_faults, server_faults):
@@ -205,6 +212,10 @@ def main():
     ap.add_argument("--duration", type=float, default=25.0, help="seconds of faults")
     ap.add_argument("--faults", help="comma-separated fault kinds (default: all)")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--split-brain", action="store_true",
+                    help="standalone servers posing as an ensemble (a self-check: must fail)")
+    ap.add_argument("--plain-reads", action="store_true",
+                    help="register reads without sync (a self-check: the checker should object)")
     ap.add_argument("--out", help="parent of the run directory (default: /tmp)")
     args = ap.parse_args()
     # SIGTERM (ctest's timeout, tools/chaos going away) ends the run through its cleanup.
@@ -219,7 +230,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="zkchaos-s%d-" % args.seed, dir=args.out)
     print("chaos run seed %d, %d servers, %.0f s of faults, in %s" % (args.seed, args.servers,
                                                                     args.duration, workdir), flush=True)
-    cluster = Cluster(args.servers, workdir, binary, None)
+    cluster = Cluster(args.servers, workdir, binary, None, split_brain=args.split_brain)
     store = clients = nemesis = None
     summary = {"seed": args.seed, "servers": args.servers, "dir": workdir}
     status = 1
@@ -243,7 +254,7 @@ def main():
                            ("lock", "lock-1"), ("lock", "lock-2"), ("lock", "lock-3"),
                            ("owner", "owner-a"), ("owner", "owner-b")]:
             clients.start(kind, name)
-        kinds = set(args.faults.split(",")) if args.faults else None
+        kinds = set(args.faults.split(",")) - {"none"} if args.faults else None
         nemesis = Nemesis(args.seed, cluster, clients, os.path.join(workdir, "faults.jsonl"),
                           SESSION_TIMEOUT, MARGIN, kinds)
         crashes = []
@@ -302,7 +313,8 @@ def main():
             store.close()
         cluster.close()
         summary["ok"] = status == 0
-        if (status == 0 and not args.keep) or summary.get("skipped"):
+        # a split brain fails by design: its directory is kept only when asked for
+        if (status == 0 or args.split_brain) and not args.keep or summary.get("skipped"):
             shutil.rmtree(workdir, ignore_errors=True)
             summary["dir"] = None
         print(json.dumps(summary, default=str), flush=True)

@@ -33,8 +33,12 @@ OP_TIMEOUT = 4.0
 DEFINITE = (BadVersionError, NoNodeError, NodeExistsError)  # the request was refused: no effect
 
 
-def client(args, timeout=None, listener=None):
-    c = KazooClient(hosts=args.hosts, timeout=timeout or args.session_timeout,
+def client(args, timeout=None, listener=None, index=None):
+    hosts = args.hosts
+    if args.pin_hosts and index is not None:
+        # the split-brain self-check: thread n keeps to server n, so the threads surely differ
+        hosts = hosts.split(",")[index % len(hosts.split(","))]
+    c = KazooClient(hosts=hosts, timeout=timeout or args.session_timeout,
                     connection_retry=KazooRetry(max_tries=-1, delay=0.1, max_delay=1.0),
                     randomize_hosts=True)
     if listener:
@@ -85,22 +89,25 @@ def final_read(args, rec, path, fn, kind):
 
 def register_thread(args, rec, n):
     rnd = random.Random("%s-%s-%d" % (args.seed, args.name, n))
-    c = client(args)
+    c = client(args, index=n)
+    me = "%s-%d" % (args.name, n)
     while time.monotonic() < args.until:
         epoch = int((time.monotonic() - args.base) / args.key_period)
         key = "e%d-%d" % (epoch, rnd.randrange(args.keys))
         path = "/reg/" + key
         roll = rnd.random()
         if roll < 0.5:
-            i = rec.invoke("read", None, key=key)
+            i = rec.invoke("read", None, key=key, process=me)
             try:
-                data, _ = sync_read(c, path)
+                # --plain-reads leaves the sync out: a deliberately weaker client, so a run can
+                # show the checker catching the stale reads a lagging follower then serves
+                data, _ = wait(c.get_async(path)) if args.plain_reads else sync_read(c, path)
                 rec.complete(i, "ok", value=int(data))
             except Exception as e:
                 rec.complete(i, "fail" if isinstance(e, NoNodeError) else "info", error=type(e).__name__)
         elif roll < 0.75:
             v = rnd.randrange(5)
-            i = rec.invoke("write", v, key=key)
+            i = rec.invoke("write", v, key=key, process=me)
             try:
                 wait(c.set_async(path, str(v).encode()))
                 rec.complete(i, "ok")
@@ -108,7 +115,7 @@ def register_thread(args, rec, n):
                 rec.complete(i, "fail" if isinstance(e, DEFINITE) else "info", error=type(e).__name__)
         else:
             a, b = rnd.randrange(5), rnd.randrange(5)
-            i = rec.invoke("cas", [a, b], key=key)
+            i = rec.invoke("cas", [a, b], key=key, process=me)
             try:
                 data, stat = wait(c.get_async(path))
             except Exception as e:
@@ -129,7 +136,7 @@ def register_thread(args, rec, n):
 
 def misc_thread(args, rec, n):
     rnd = random.Random("%s-%s-%d" % (args.seed, args.name, n))
-    c = client(args)
+    c = client(args, index=n)
     added = 0
     while time.monotonic() < args.until:
         roll = rnd.random()
@@ -375,6 +382,8 @@ def main():
     ap.add_argument("--base", type=float, default=0.0)
     ap.add_argument("--key-period", type=float, default=4.0)
     ap.add_argument("--keys", type=int, default=3)
+    ap.add_argument("--plain-reads", action="store_true")
+    ap.add_argument("--pin-hosts", action="store_true")
     args = ap.parse_args()
     rec = Recorder(args.out, args.name)
     if args.kind == "register":
