@@ -8,6 +8,7 @@ the ensemble did not heal, 2 when the run could not be made (no namespaces, no r
 
     ZKRAFT_BIN=build/server/zkraft-server /usr/bin/python3 tests/chaos/run.py --seed 7 [--servers 5]
         [--duration 25] [--keep] [--out DIR] [--faults kill_leader,isolate_one,...|none]
+        [--sequence kill_leader,wipe,...]
         [--plain-reads] [--split-brain]
 
 Needs root (namespaces, tmpfs mounts). Everything started is stopped by PID; everything made is
@@ -211,6 +212,7 @@ def main():
     ap.add_argument("--servers", type=int, choices=(3, 5), default=3)
     ap.add_argument("--duration", type=float, default=25.0, help="seconds of faults")
     ap.add_argument("--faults", help="comma-separated fault kinds (default: all)")
+    ap.add_argument("--sequence", help="comma-separated fault kinds to do in this order, short ones")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--split-brain", action="store_true",
                     help="standalone servers posing as an ensemble (a self-check: must fail)")
@@ -256,7 +258,8 @@ def main():
             clients.start(kind, name)
         kinds = set(args.faults.split(",")) - {"none"} if args.faults else None
         nemesis = Nemesis(args.seed, cluster, clients, os.path.join(workdir, "faults.jsonl"),
-                          SESSION_TIMEOUT, MARGIN, kinds)
+                          SESSION_TIMEOUT, MARGIN, kinds,
+                          sequence=args.sequence.split(",") if args.sequence else None)
         crashes = []
         fault_end = base + args.duration
         while time.monotonic() < fault_end:
