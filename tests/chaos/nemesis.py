@@ -168,7 +168,7 @@ class Nemesis:
             c.cut(pairs)
             f["pairs"] = pairs
         elif kind in ("kill_client", "pause_client"):
-            name = self.clients.pick(self.rnd)
+            name = self.clients.pick(self.rnd, holder_first=kind == "pause_client")
             if name is None:
                 return False
             f.update(target=name, process=name)

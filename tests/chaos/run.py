@@ -92,6 +92,7 @@ class Clients:
         self.until, self.base, self.store_path = until, base, store_path
         self.procs, self.kinds, self.generation = {}, {}, {}
         self.deaths, self.client_faults, self.stopped = [], [], {}
+        self.store = None  # the FencingStore, set by main
 
     def start(self, kind, name):
         cmd = ["/usr/bin/python3", os.path.join(HERE, "worker.py"), kind, name,
@@ -110,9 +111,15 @@ class Clients:
         log.close()
         self.kinds[name] = kind
 
-    def pick(self, rnd):
+    def pick(self, rnd, holder_first=False):
         names = sorted(n for n, p in self.procs.items()
                        if self.kinds[n] in self.FAULTABLE and p.poll() is None and n not in self.stopped)
+        if holder_first and self.store and self.store.log and rnd.random() < 0.7:
+            # most often stop the process that wrote to the store last: likely the lock holder,
+            # so its writes after it wakes test the fencing
+            last = self.store.log[-1]["process"]
+            if last in names:
+                return last
         return rnd.choice(names) if names else None
 
     def kill(self, name):
@@ -252,6 +259,7 @@ def main():
         store = FencingStore(store_path)
         store.start()
         clients = Clients(args, cluster, workdir, until, base, store_path)
+        clients.store = store
         for kind, name in [("register", "register"), ("misc", "misc"), ("watch", "watch"),
                            ("lock", "lock-1"), ("lock", "lock-2"), ("lock", "lock-3"),
                            ("owner", "owner-a"), ("owner", "owner-b")]:

@@ -252,13 +252,13 @@ def run_lock(args, rec):
             continue
         token = int(lock.node[-10:])
         rec.complete(i, "ok", value=token)
-        for _ in range(rnd.randrange(1, 4)):
+        for _ in range(rnd.randrange(2, 5)):
             j = rec.invoke("write", token)
             try:
                 rec.complete(j, "ok", value=[token, store_write(args, token)])
             except Exception as e:
                 rec.complete(j, "info", error=type(e).__name__)
-            time.sleep(rnd.random() * 0.15)
+            time.sleep(0.05 + rnd.random() * 0.15)
         j = rec.invoke("release", token)
         try:
             lock.release()
