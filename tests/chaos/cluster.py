@@ -49,9 +49,9 @@ def enter_netns(name):
 class Cluster:
     """The servers, their namespaces and the fault primitives (no schedule: nemesis.py)."""
 
-    def __init__(self, n, workdir, binary, log, split_brain=False):
+    def __init__(self, n, workdir, binary, split_brain=False):
         assert n in (3, 5)
-        self.n, self.workdir, self.binary, self.log = n, workdir, binary, log
+        self.n, self.workdir, self.binary = n, workdir, binary
         # split_brain: n standalone servers that know nothing of each other, offered to the
         # clients as one ensemble: a deliberately broken "ensemble" the checkers must object to.
         self.split_brain = split_brain

@@ -239,7 +239,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="zkchaos-s%d-" % args.seed, dir=args.out)
     print("chaos run seed %d, %d servers, %.0f s of faults, in %s" % (args.seed, args.servers,
                                                                     args.duration, workdir), flush=True)
-    cluster = Cluster(args.servers, workdir, binary, None, split_brain=args.split_brain)
+    cluster = Cluster(args.servers, workdir, binary, split_brain=args.split_brain)
     store = clients = nemesis = None
     summary = {"seed": args.seed, "servers": args.servers, "dir": workdir}
     status = 1
