@@ -187,7 +187,7 @@ def ephemerals(ops, deaths, server_faults, session_timeout, margin):
             violations.append({"what": "ephemeral gone while its session lives", "check": c, "create": m})
     observations = sorted(_ok(ops, "observe") + _ok(ops, "final"), key=lambda o: o["invoke"])
     finals = _ok(ops, "final")
-    checked = 0
+    checked, cleanup = 0, []  # cleanup: seconds from a death to the first read without its nodes
     for d in deaths:
         mine = [o["value"] for o in creates if o["process"] == d["process"] and o["invoke"] < d["start"]]
         if not mine:
@@ -203,6 +203,10 @@ def ephemerals(ops, deaths, server_faults, session_timeout, margin):
         if d.get("resumed") is not None and d["resumed"] < deadline:
             continue  # a stopped owner woke before the moved deadline: its session may live on
         checked += 1
+        gone = next((o for o in observations if o["invoke"] >= d["start"] and
+                     not {p.rsplit("/", 1)[-1] for p in mine} & set(o["value"])), None)
+        if gone:
+            cleanup.append(round(gone["complete"] - d["start"], 2))
         for obs in observations:
             if obs["invoke"] < deadline:
                 continue
@@ -218,7 +222,8 @@ def ephemerals(ops, deaths, server_faults, session_timeout, margin):
             if left:
                 violations.append({"what": "ephemeral of a dead session in the final read", "death": d,
                                    "paths": left})
-    return _verdict(violations, deaths_checked=checked, created=len(made_by))
+    return _verdict(violations, deaths_checked=checked, created=len(made_by),
+                    max_cleanup_s=max(cleanup) if cleanup else None)
 
 
 def watches(ops):

@@ -244,7 +244,7 @@ class Ephemerals(unittest.TestCase):
                op("final", [], 30, 31, process="obs")]
         r = checkers.ephemerals(ops, [{"process": "o1", "start": 10}], [], 4.0, 2.0)
         self.assertTrue(r["valid"], r["violations"])
-        self.assertEqual(r["deaths_checked"], 1)
+        self.assertEqual((r["deaths_checked"], r["max_cleanup_s"]), (1, 7))
 
     def test_outlives_deadline(self):
         ops = [op("create", "/e/a", 0, 1, process="o1", session=5), op("observe", ["a"], 17, 18, process="obs")]
