@@ -156,7 +156,17 @@ ZnodeEntry* ZnodeTree::insert_entry(std::string path, Znode node, ZnodeEntry* pa
   uint32_t saved_index = node.index_in_parent;
   auto [it, inserted] = index_.emplace(std::move(path), std::move(node));
   ZKRAFT_INVARIANT(inserted, "a path is in the index at most once");
-  ZnodeEntry* e = &*it;
+  return link_entry(&*it, parent, at_saved_index, saved_index);
+}
+
+ZnodeEntry* ZnodeTree::insert_entry_if_new(std::string path, Znode node, ZnodeEntry* parent) {
+  auto [it, inserted] = index_.emplace(std::move(path), std::move(node));
+  if (!inserted) return nullptr;
+  return link_entry(&*it, parent, false, 0);
+}
+
+ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_saved_index,
+                                  uint32_t saved_index) {
   std::string_view key = e->first;
   Znode& n = e->second;
   if (parent) {

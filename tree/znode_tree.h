@@ -214,6 +214,10 @@ class ZnodeTree {
   // Primitive mutations; they keep the side indexes and counters right, and log undo steps
   // while a multi runs.
   ZnodeEntry* insert_entry(std::string path, Znode node, ZnodeEntry* parent, bool at_saved_index);
+  // The snapshot load's insert: nullptr (and nothing changed) if the path is already there, so
+  // the duplicate check costs no lookup of its own.
+  ZnodeEntry* insert_entry_if_new(std::string path, Znode node, ZnodeEntry* parent);
+  ZnodeEntry* link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_saved_index, uint32_t saved_index);
   Znode remove_entry(ZnodeEntry* e, ZnodeEntry* parent);
   void note_update(ZnodeEntry* e);
   void restore_header(ZnodeEntry* e, const Znode& saved);

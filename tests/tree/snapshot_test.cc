@@ -206,6 +206,52 @@ TEST(SnapshotTest, RejectsStructuralLies) {
   EXPECT_FALSE(u.contains("/zookeeper"));
 }
 
+// The loader finds a parent on its stack of the previous node's ancestors (pre-order) and falls
+// back to a lookup otherwise; a repeated path is refused wherever it repeats.
+std::string hand_built(const std::vector<std::string>& paths) {
+  jute::Writer w;
+  w.write_int(0x5a4b5452);
+  w.write_int(1);
+  w.write_long(0);
+  w.write_int(2);
+  w.write_int(1);
+  w.write_int(1);
+  jute::encode(w, kOpen);
+  w.write_int(0);  // no quota paths
+  w.write_long(static_cast<int64_t>(paths.size()));
+  for (const std::string& path : paths) {
+    w.write_string(path);
+    w.write_buffer(buf(""));
+    for (int i = 0; i < 6; ++i) w.write_long(0);
+    for (int i = 0; i < 3; ++i) w.write_int(0);
+    w.write_int(1);
+    w.write_int(0);
+  }
+  return w.take();
+}
+
+TEST(SnapshotTest, ParentsOutsidePreOrderStillLoadAndRepeatsAreRefused) {
+  {
+    // /a/x's parent /a is earlier but not an ancestor of /b, the node before it.
+    ZnodeTree t;
+    ASSERT_TRUE(restore(t, hand_built({"/", "/a", "/b", "/a/x", "/b/y", "/a/x/z"})));
+    for (const char* p : {"/a", "/b", "/a/x", "/b/y", "/a/x/z"}) EXPECT_TRUE(t.contains(p)) << p;
+    EXPECT_EQ(t.node_count(), 6u + 1u);  // node_count() counts the root twice, as ZooKeeper does
+    std::vector<std::string> kids;
+    ASSERT_EQ(t.get_children("/a", {}, kids, nullptr), err::kOk);
+    EXPECT_EQ(kids, std::vector<std::string>{"x"});
+  }
+  for (const auto& paths : std::vector<std::vector<std::string>>{
+           {"/", "/a", "/a"},              // right after itself
+           {"/", "/a", "/a/x", "/a"},      // an ancestor still on the stack
+           {"/", "/a", "/b", "/a"},        // an earlier sibling
+           {"/", "/a", "/a/x", "/b", "/a/x"}}) {
+    ZnodeTree t;
+    EXPECT_FALSE(restore(t, hand_built(paths))) << paths.back() << " twice";
+    EXPECT_TRUE(t.contains("/zookeeper"));  // unchanged
+  }
+}
+
 // ---- deterministic random operations: a tree restored from a mid-way snapshot must end up
 // identical to one that ran straight through, with identical results and triggers.
 
