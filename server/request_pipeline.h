@@ -114,6 +114,7 @@ class RequestPipeline final : public LogListener, private EventSink {
   // Feeds the quorum contact age to the gate and acts on a change: closes every client when
   // contact is lost, the read-only ones when it returns.
   void check_serving();
+  void check_serving_on_contact();  // on a leader change: opens the gate at once if it may
   void handle_request(Client& c, ClientMessage& m);
   void handle_auth(Client& c, QueuedRequest& p, const jute::AuthPacket& a);
   // SASL and enforcement (request_pipeline_auth.cc).

@@ -150,6 +150,7 @@ std::string RequestPipeline::on_snapshot_request() { return sm_.serialize(); }
 void RequestPipeline::on_leader_changed(uint64_t leader, bool self) {
   spdlog::info("leader is now {}{}", leader, self ? " (this server)" : "");
   duties_.leader_changed(self, clock_.monotonic_ms());
+  if (leader != 0) check_serving_on_contact();
   if (!restores_.empty()) {
     fail_restores("the leader changed before the restore applied: it may still apply; check the tree");
   }

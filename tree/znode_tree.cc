@@ -2,6 +2,8 @@
 // keep the side indexes right and record undo steps while a multi runs.
 #include "tree/znode_tree.h"
 
+#include <algorithm>
+
 #include "tree/invariant.h"
 #include "tree/tree_internal.h"
 
@@ -86,6 +88,10 @@ class NodeHasher {
       h_ *= 0x100000001b3ULL;
     }
   }
+  void byte(unsigned char b) {
+    h_ ^= b;
+    h_ *= 0x100000001b3ULL;
+  }
   void u64(uint64_t v) {
     unsigned char b[8];
     for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>(v >> (8 * i));
@@ -125,6 +131,46 @@ uint64_t ZnodeTree::meta_hash(const ZnodeEntry& e) {
   return h.finish(0x632be59bd9b4e019ULL);
 }
 
+uint64_t ZnodeTree::node_hash(const ZnodeEntry& e) {
+  // content_hash(e) + meta_hash(e) in one pass: both begin with the same bytes (the path's length
+  // and the path), and after that they are two independent FNV chains, run here in lockstep so
+  // the CPU overlaps their multiplies (each chain alone waits on one multiply per byte). The
+  // snapshot load hashes every node, and this was 11% of a 1,000,000-znode restart.
+  NodeHasher prefix;
+  prefix.u64(e.first.size());
+  prefix.bytes(e.first.data(), e.first.size());
+  const Znode& n = e.second;
+  unsigned char meta[88];
+  size_t at = 0;
+  auto put = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) meta[at++] = static_cast<unsigned char>(v >> (8 * i));
+  };
+  for (int64_t v : {n.czxid, n.mzxid, n.pzxid, n.ctime, n.mtime, n.owner}) put(static_cast<uint64_t>(v));
+  for (int32_t v : {n.version, n.cversion, n.aversion}) put(static_cast<uint32_t>(v));
+  put(n.acl);
+  put(static_cast<uint64_t>(n.kind));
+  unsigned char size[8];
+  const uint64_t data_size = n.data_null ? ~uint64_t{0} : n.data.size();
+  for (int i = 0; i < 8; ++i) size[i] = static_cast<unsigned char>(data_size >> (8 * i));
+  const std::string_view data = n.data.view();
+  const auto* d = reinterpret_cast<const unsigned char*>(data.data());
+
+  NodeHasher c = prefix;
+  NodeHasher m = prefix;
+  for (size_t i = 0; i < 8; ++i) {
+    c.byte(size[i]);
+    m.byte(meta[i]);
+  }
+  const size_t both = std::min(data.size(), sizeof(meta) - 8);
+  for (size_t i = 0; i < both; ++i) {
+    c.byte(d[i]);
+    m.byte(meta[8 + i]);
+  }
+  c.bytes(d + both, data.size() - both);
+  m.bytes(meta + 8 + both, sizeof(meta) - 8 - both);
+  return c.finish(0x9e3779b97f4a7c15ULL) + m.finish(0x632be59bd9b4e019ULL);
+}
+
 int64_t ZnodeTree::size_of(std::string_view path, const Znode& n) {
   // ZooKeeper indexes the root as "" (the "/" alias is counted once, in data_size_'s start).
   return static_cast<int64_t>(path == "/" ? 0 : path.size()) + static_cast<int64_t>(n.data.size());
@@ -156,7 +202,17 @@ ZnodeEntry* ZnodeTree::insert_entry(std::string path, Znode node, ZnodeEntry* pa
   uint32_t saved_index = node.index_in_parent;
   auto [it, inserted] = index_.emplace(std::move(path), std::move(node));
   ZKRAFT_INVARIANT(inserted, "a path is in the index at most once");
-  ZnodeEntry* e = &*it;
+  return link_entry(&*it, parent, at_saved_index, saved_index);
+}
+
+ZnodeEntry* ZnodeTree::insert_entry_if_new(std::string path, Znode node, ZnodeEntry* parent) {
+  auto [it, inserted] = index_.emplace(std::move(path), std::move(node));
+  if (!inserted) return nullptr;
+  return link_entry(&*it, parent, false, 0, /*fused_hash=*/true);
+}
+
+ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_saved_index,
+                                  uint32_t saved_index, bool fused_hash) {
   std::string_view key = e->first;
   Znode& n = e->second;
   if (parent) {
@@ -177,7 +233,7 @@ ZnodeEntry* ZnodeTree::insert_entry(std::string path, Znode node, ZnodeEntry* pa
   }
   acls_.add_ref(n.acl);
   data_size_ += size_of(key, n);
-  hash(*e, content_hash(*e) + meta_hash(*e));
+  hash(*e, fused_hash ? node_hash(*e) : content_hash(*e) + meta_hash(*e));
   switch (n.kind) {
     case NodeKind::kEphemeral: {
       ZKRAFT_INVARIANT(n.owner != 0, "an ephemeral node has an owner session");

@@ -214,6 +214,11 @@ class ZnodeTree {
   // Primitive mutations; they keep the side indexes and counters right, and log undo steps
   // while a multi runs.
   ZnodeEntry* insert_entry(std::string path, Znode node, ZnodeEntry* parent, bool at_saved_index);
+  // The snapshot load's insert: nullptr (and nothing changed) if the path is already there, so
+  // the duplicate check costs no lookup of its own.
+  ZnodeEntry* insert_entry_if_new(std::string path, Znode node, ZnodeEntry* parent);
+  ZnodeEntry* link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_saved_index, uint32_t saved_index,
+                         bool fused_hash = false);
   Znode remove_entry(ZnodeEntry* e, ZnodeEntry* parent);
   void note_update(ZnodeEntry* e);
   void restore_header(ZnodeEntry* e, const Znode& saved);
@@ -238,6 +243,7 @@ class ZnodeTree {
   };
   static uint64_t content_hash(const ZnodeEntry& e);
   static uint64_t meta_hash(const ZnodeEntry& e);
+  static uint64_t node_hash(const ZnodeEntry& e);  // == content_hash + meta_hash, in one pass
   // Adds a node's hash (or a part of it) to the rolling digests, or takes it out.
   void hash(const ZnodeEntry& e, uint64_t h) {
     rolling_ += h;

@@ -70,6 +70,26 @@ TEST_F(ServingTest, WithinTheBoundClientsAreServedAndPastItEveryOneIsClosed) {
   EXPECT_EQ(word(10, "isro"), "null");
 }
 
+TEST_F(ServingTest, ALeaderLearnedOpensTheGateAtOnceButALeaderLostWaitsForTheBound) {
+  start(/*leader=*/0);  // nothing known yet: cut off, as at every start
+  EXPECT_EQ(pipeline->serving_mode(), ServingMode::kCutOff);
+  log.set_contact_age(kBound + 1);  // a leader heard of, but too long ago: stays closed
+  log.set_leader(1);
+  EXPECT_EQ(pipeline->serving_mode(), ServingMode::kCutOff);
+  log.set_leader(0);
+  log.set_contact_age(std::nullopt);  // fresh contact with the leader
+  log.set_leader(1);
+  // No tick and no client message since: the leader change itself opened the gate.
+  EXPECT_EQ(pipeline->serving_mode(), ServingMode::kServing);
+  // Losing the leader does not close it early: only the bound does, at a check.
+  log.set_contact_age(kBound);
+  log.set_leader(0);
+  EXPECT_EQ(pipeline->serving_mode(), ServingMode::kServing);
+  log.set_contact_age(kBound + 1);
+  pipeline->tick();
+  EXPECT_EQ(pipeline->serving_mode(), ServingMode::kCutOff);
+}
+
 TEST_F(ServingTest, ARequestArrivingPastTheBoundIsNotAnsweredEvenBeforeATick) {
   start_follower();
   log.set_contact_age(kBound + 1);

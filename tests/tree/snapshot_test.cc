@@ -206,6 +206,79 @@ TEST(SnapshotTest, RejectsStructuralLies) {
   EXPECT_FALSE(u.contains("/zookeeper"));
 }
 
+// The loader finds a parent on its stack of the previous node's ancestors (pre-order) and falls
+// back to a lookup otherwise; a repeated path is refused wherever it repeats.
+std::string hand_built(const std::vector<std::string>& paths) {
+  jute::Writer w;
+  w.write_int(0x5a4b5452);
+  w.write_int(1);
+  w.write_long(0);
+  w.write_int(2);
+  w.write_int(1);
+  w.write_int(1);
+  jute::encode(w, kOpen);
+  w.write_int(0);  // no quota paths
+  w.write_long(static_cast<int64_t>(paths.size()));
+  for (const std::string& path : paths) {
+    w.write_string(path);
+    w.write_buffer(buf(""));
+    for (int i = 0; i < 6; ++i) w.write_long(0);
+    for (int i = 0; i < 3; ++i) w.write_int(0);
+    w.write_int(1);
+    w.write_int(0);
+  }
+  return w.take();
+}
+
+TEST(SnapshotTest, ParentsOutsidePreOrderStillLoadAndRepeatsAreRefused) {
+  {
+    // /a/x's parent /a is earlier but not an ancestor of /b, the node before it.
+    ZnodeTree t;
+    ASSERT_TRUE(restore(t, hand_built({"/", "/a", "/b", "/a/x", "/b/y", "/a/x/z"})));
+    for (const char* p : {"/a", "/b", "/a/x", "/b/y", "/a/x/z"}) EXPECT_TRUE(t.contains(p)) << p;
+    EXPECT_EQ(t.node_count(), 6u + 1u);  // node_count() counts the root twice, as ZooKeeper does
+    std::vector<std::string> kids;
+    ASSERT_EQ(t.get_children("/a", {}, kids, nullptr), err::kOk);
+    EXPECT_EQ(kids, std::vector<std::string>{"x"});
+  }
+  for (const auto& paths : std::vector<std::vector<std::string>>{
+           {"/", "/a", "/a"},              // right after itself
+           {"/", "/a", "/a/x", "/a"},      // an ancestor still on the stack
+           {"/", "/a", "/b", "/a"},        // an earlier sibling
+           {"/", "/a", "/a/x", "/b", "/a/x"}}) {
+    ZnodeTree t;
+    EXPECT_FALSE(restore(t, hand_built(paths))) << paths.back() << " twice";
+    EXPECT_TRUE(t.contains("/zookeeper"));  // unchanged
+  }
+}
+
+TEST(SnapshotTest, RestoredDigestsMatchForEveryDataLength) {
+  // The load hashes each node in one pass (content and meta chains in lockstep, the data's tail
+  // or the meta's tail alone after); the digests must equal those the tree kept while created.
+  ZnodeTree t;
+  int64_t zxid = 1;
+  std::vector<WatchTrigger> out;
+  std::string p;
+  ASSERT_EQ(t.create(ctx(zxid++), "/null", jute::Buffer::null(), kOpen, 0, -1, p, nullptr, out), err::kOk);
+  for (size_t n : {0u, 1u, 7u, 8u, 9u, 79u, 80u, 81u, 100u, 300u}) {
+    ASSERT_EQ(create(t, zxid, "/d" + std::to_string(n), std::string(n, static_cast<char>('a' + n % 26))), err::kOk);
+    ++zxid;
+  }
+  ASSERT_EQ(create(t, zxid++, "/d100/e", std::string(90, 'e'), 3, kOpen, 0x99), err::kOk);
+  ZnodeTree u;
+  ASSERT_TRUE(restore(u, snapshot_of(t)));
+  EXPECT_EQ(u.rolling_digest(), t.rolling_digest());
+  EXPECT_EQ(u.tree_digest(), t.tree_digest());
+  // And the digest still sees a one-byte difference in the data's tail.
+  ZnodeTree v;
+  std::string bytes = snapshot_of(t);
+  const auto at = bytes.find(std::string(300, static_cast<char>('a' + 300 % 26)));
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 299] ^= 1;
+  ASSERT_TRUE(restore(v, bytes));
+  EXPECT_NE(v.rolling_digest(), t.rolling_digest());
+}
+
 // ---- deterministic random operations: a tree restored from a mid-way snapshot must end up
 // identical to one that ran straight through, with identical results and triggers.
 
