@@ -108,7 +108,7 @@ void RaftCore::handle_heartbeat_response(const Message& m) {
     send_append(m.from);
   }
   if (m.context != 0 && !pr.learner) {
-    for (auto& r : reads_.ack(m.from, m.context, quorum())) release_read(r);
+    for (auto& r : reads_.ack(m.from, m.context, membership_.voters)) release_read(r);
   }
 }
 

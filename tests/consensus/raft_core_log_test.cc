@@ -90,16 +90,31 @@ TEST(RaftCoreProgress, InflightWindowPausesReplication) {
 
 TEST(RaftCoreReadIndexQueue, LaterAckConfirmsEarlierRequests) {
   ReadIndexQueue q;
+  const std::vector<NodeId> voters{1, 2, 3, 4, 5};  // quorum 3
   const uint64_t r1 = q.add(100, 1, 5, 1);
   const uint64_t r2 = q.add(200, 1, 6, 1);
-  EXPECT_TRUE(q.ack(2, r1, 3).empty());  // 2 of 3 needed... quorum 3 (5 voters)
-  auto out = q.ack(3, r2, 3);            // node 3 answered the newer round: confirms both
+  EXPECT_TRUE(q.ack(2, r1, voters).empty());  // 2 of 3 needed
+  auto out = q.ack(3, r2, voters);            // node 3 answered the newer round: confirms both
   ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(out[0].context, 100u);       // r1 has acks {1,2,3}; r2 only {1,3}
-  out = q.ack(2, r2, 3);
+  EXPECT_EQ(out[0].context, 100u);            // r1 has acks {1,2,3}; r2 only {1,3}
+  out = q.ack(2, r2, voters);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].context, 200u);
   EXPECT_TRUE(q.empty());
+}
+
+TEST(RaftCoreReadIndexQueue, OnlyVotersAcknowledgementsCount) {
+  // The case simulation seed 408349 found: leader 4 was removed ({1,2,5} remain) and still led
+  // its old term; its own acknowledgement plus node 5's made "2 of 3", confirming a read at a
+  // commit index far behind the real leader's.
+  ReadIndexQueue q;
+  const std::vector<NodeId> voters{1, 2, 5};
+  const uint64_t r = q.add(9, 5, 176, /*self=*/4);
+  EXPECT_TRUE(q.ack(5, r, voters).empty());  // {4, 5}: only 5 votes
+  EXPECT_TRUE(q.ack(7, r, voters).empty());  // 7 is no voter either (a learner)
+  auto out = q.ack(1, r, voters);            // {5, 1}: a majority of {1, 2, 5}
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].context, 9u);
 }
 
 }  // namespace
