@@ -351,7 +351,10 @@ class Standalone(unittest.TestCase):
         finally:
             zk.stop()
             zk.close()
-        fams = wait_for(lambda: (lambda f: f if value(f, "zkraft_snapshots_total") >= 1 else None)(
+        # The Raft figures (the snapshot's index) are refreshed every 50 ms, the counters at once:
+        # wait for both.
+        fams = wait_for(lambda: (lambda f: f if value(f, "zkraft_snapshots_total") >= 1 and
+                                 value(f, "zkraft_raft_snapshot_index") > 0 else None)(
             scrape(self.srv.metrics_port)), 20)
         self.assertIsNotNone(fams, self.srv.log_tail(20))
         taken = value(fams, "zkraft_snapshots_total")
