@@ -10,6 +10,7 @@ pkgs=(
   libcurator-framework-java libcurator-recipes-java libcurator-client-java
   libjetty9-java libservlet-api-java  # ZooKeeper's AdminServer in tests/integration/test_admin.py
   chromium  # headless, for the dashboard in tests/integration/test_dashboard.py
+  zktop  # tests/integration/test_four_letter_tools.py drives it
   libsasl2-dev libsasl2-modules  # Cyrus SASL: DIGEST-MD5 (server/sasl_server.h)
   libsasl2-modules-gssapi-mit krb5-kdc krb5-admin-server krb5-user python3-kerberos  # GSSAPI, and the test KDC
   python3-pure-sasl  # Kazoo's SASL client in tests/integration/test_sasl.py
