@@ -110,7 +110,7 @@ const std::map<std::string, Sample>& samples() {
       {"init_limit", {"8", [](const Config& c) { return c.init_limit == 8; }}},
       {"sync_limit", {"9", [](const Config& c) { return c.sync_limit == 9; }}},
       {"secure_client_port", {"2281", [](const Config& c) { return c.secure_client_port == 2281; }}},
-      {"secure_client_address", {"10.0.0.2", [](const Config& c) { return c.secure_client_address == "10.0.0.2"; }}},
+      {"secure_client_address", {"192.0.2.2", [](const Config& c) { return c.secure_client_address == "192.0.2.2"; }}},
       {"ssl_keystore_location", {"/k.p12", [](const Config& c) { return c.ssl_keystore_location == "/k.p12"; }}},
       {"ssl_keystore_password", {"pw1", [](const Config& c) { return c.ssl_keystore_password == "pw1"; }}},
       {"ssl_keystore_type", {"PKCS12", [](const Config& c) { return c.ssl_keystore_type == "PKCS12"; }}},
