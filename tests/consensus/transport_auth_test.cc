@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "transport_test_util.h"
+
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -30,15 +32,7 @@ namespace asio = boost::asio;
 using namespace std::chrono_literals;
 using namespace transport;  // NOLINT
 
-template <class Pred>
-bool wait_until(Pred pred, std::chrono::milliseconds limit = 10s) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(2ms);
-  }
-  return true;
-}
+using testing::wait_until;
 
 // ---- pure parts ----
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "transport_test_util.h"
+
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -27,15 +29,7 @@ namespace {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
-template <class Pred>
-bool wait_until(Pred pred, std::chrono::milliseconds limit = 10s) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(2ms);
-  }
-  return true;
-}
+using testing::wait_until;
 
 // One server's transport plus what its handlers saw.
 struct Node {
