@@ -109,6 +109,31 @@ TEST(RaftCore, VoteRequiresUpToDateLog) {
   EXPECT_GT(net.delivered[MessageType::kVoteResponse], 0);
 }
 
+// A refused vote request adopts the candidate's term but must not restart the voter's election
+// timer. Node 1 (log behind) times out every 10 ticks, node 2 (log ahead) every 15: if each
+// refused request restarted node 2's timer, node 2 would never campaign and no leader would ever
+// be elected (the liveness failure of sim seeds 316449 and 11 others, all without PreVote).
+TEST(RaftCore, RefusedVoteDoesNotRestartTheVotersElectionTimer) {
+  RecoveredState longer;
+  longer.hard_state.term = 2;
+  longer.entries = entries_with_terms({1, 2});
+  RecoveredState shorter;
+  shorter.hard_state.term = 2;
+  shorter.entries = entries_with_terms({1});
+  TestNet net;
+  net.add(1, {1, 2}, shorter, 0, /*pre_vote=*/false, /*check_quorum=*/false);
+  net.add(2, {1, 2}, longer, 5, false, false);
+  int ticks = 0;
+  while (net.at(2).role() != Role::kLeader && ticks < 60) {
+    net.tick_all();
+    net.stabilize();
+    ++ticks;
+  }
+  EXPECT_EQ(net.at(2).role(), Role::kLeader);
+  EXPECT_LE(ticks, 16);  // node 2's own timeout (15 ticks), however often node 1 asked
+  EXPECT_GT(net.delivered[MessageType::kVoteResponse], 0);
+}
+
 TEST(RaftCore, LeaseMakesFollowersIgnoreVotesWhileLeaderIsHeard) {
   TestNet net;
   for (NodeId id : {1, 2, 3}) net.add(id, {1, 2, 3}, {}, id == 1 ? 0 : 9);
