@@ -356,8 +356,8 @@ void SimCluster::heal() {
 void SimCluster::crash(NodeId id) {
   Node& n = nodes_.at(id);
   if (!n.up) return;
-  if (n.storage.tearable() && opt_.tear_per_mille && rng_.chance(opt_.tear_per_mille)) n.storage.tear(rng_);
-  n.storage.crash();
+  const bool may_tear = n.storage.tearable() && opt_.tear_per_mille && rng_.chance(opt_.tear_per_mille);
+  n.storage.crash(rng_, may_tear);
   n.up = false;
   ++n.epoch;
   n.driver.reset();

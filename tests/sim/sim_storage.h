@@ -5,9 +5,12 @@
 // Operations complete strictly in the order issued, like GroupCommitLog. A synced write or a
 // snapshot takes disk time: when it reaches the head of the queue the owner is asked to start
 // the I/O (start_io) and calls disk_done() once the simulated latency passed. An unsynced write
-// (a commit index alone) lands as soon as it reaches the head. A crash loses every queued
-// operation; the one at the head may be torn: a prefix of its entries lands, never its hard
-// state. Completions run inline (from disk_done() or write()); the driver re-posts them.
+// completes as soon as it reaches the head but is only in the page cache: the next synced write
+// or snapshot makes it durable (an fsync of the log covers everything written before it), and a
+// crash before that keeps only a prefix of the unsynced writes (the log is flushed in order). A
+// crash loses every queued operation; if every unsynced write survived, the one under way may be
+// torn: a prefix of its entries lands, never its hard state. Completions run inline (from
+// disk_done() or write()); the driver re-posts them.
 
 #include <algorithm>
 #include <deque>
@@ -63,14 +66,17 @@ class SimStorage : public consensus::RaftDriverStorage {
   // Whether the head operation is a write with entries under way (a crash may tear it).
   bool tearable() const { return io_busy_ && !queue_.front().snapshot && !queue_.front().entries.empty(); }
 
-  // The machine crashed while the head write was under way: a prefix of its entries landed.
-  void tear(SimRng& rng) {
-    if (!tearable()) return;
-    const Op& op = queue_.front();
-    append(op.entries, rng.below(op.entries.size() + 1));
-  }
-  // The machine crashed: nothing queued lands, no completion runs.
-  void crash() {
+  // The machine crashed: a prefix of the unsynced writes lands; then, if all of them did and
+  // `may_tear`, a prefix of the entries of the write under way; nothing else queued lands and no
+  // completion runs.
+  void crash(SimRng& rng, bool may_tear) {
+    const size_t keep = unsynced_.empty() ? 0 : rng.below(unsynced_.size() + 1);
+    for (size_t i = 0; i < keep; ++i) apply_write(unsynced_[i]);
+    if (keep == unsynced_.size() && may_tear && tearable()) {
+      const Op& op = queue_.front();
+      append(op.entries, rng.below(op.entries.size() + 1));
+    }
+    unsynced_.clear();
     queue_.clear();
     io_busy_ = false;
   }
@@ -135,6 +141,12 @@ class SimStorage : public consensus::RaftDriverStorage {
   void complete_front() {
     Op op = std::move(queue_.front());
     queue_.pop_front();
+    if (!op.snapshot && !op.loaded && !op.need_sync) {
+      Done done = std::move(op.done);
+      unsynced_.push_back(std::move(op));
+      if (done) done(consensus::Status::ok());
+      return;
+    }
     if (op.loaded) {
       if (snapshot_.index == 0) {
         op.loaded(consensus::Status::error(consensus::Status::Code::kUnavailable, "no snapshot"), {}, nullptr);
@@ -143,6 +155,9 @@ class SimStorage : public consensus::RaftDriverStorage {
       }
       return;
     }
+    // This operation's fsync makes every write before it durable too.
+    for (const Op& u : unsynced_) apply_write(u);
+    unsynced_.clear();
     consensus::Status s = op.snapshot ? apply_snapshot(op) : apply_write(op);
     if (op.done) op.done(std::move(s));
   }
@@ -182,6 +197,7 @@ class SimStorage : public consensus::RaftDriverStorage {
   std::function<void()> start_io_;
   std::deque<Op> queue_;
   bool io_busy_ = false;
+  std::vector<Op> unsynced_;  // completed, not yet covered by an fsync: lost in a crash
 
   consensus::HardState hard_state_;
   consensus::SnapshotMeta snapshot_;
