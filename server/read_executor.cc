@@ -107,12 +107,13 @@ ReadResult ReadExecutor::execute(const ReadCaller& c, int32_t xid, int32_t o,
       }
       return reply(err::kOk, resp);
     }
-    case op::kSasl: {
-      // No SASL provider is configured; ZooKeeper without one fails the exchange the same way.
-      ReadResult r = error(err::kAuthFailed);
-      r.close_after = true;
-      return r;
-    }
+    case op::kSasl:
+      // No SASL provider is configured (no JAAS server section). ZooKeeper 3.9.4 then has no
+      // SaslServer on the connection: processSasl catches the NullPointerException, logs it and
+      // answers OK with a null token, keeping the connection; the client's own SASL step fails.
+      // Its reply header carries zxid 0, not the last zxid.
+      return ReadResult{jute::reply_frame(jute::ReplyHeader{xid, 0, err::kOk},
+                                          jute::SetSASLResponse{jute::Buffer::null()})};
     default:
       return error(err::kUnimplemented);
   }

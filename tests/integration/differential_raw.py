@@ -421,6 +421,11 @@ def run_raw_extended_script(server, T):
         "/x/nocolon", b"", acls=[(31, "auth", "")])), path_of)
     rec("getACL of it", *r3.call(W.OP_GETACL, P("/x/nocolon")),  # "auth" expands in set order
         lambda d: sorted([d.int32(), d.ustring(), d.ustring()] for _ in range(d.int32())))
+    # A SASL token (op 102) to a server without a JAAS server section: no SaslServer on the
+    # connection, so processSasl answers OK with a null token and the session goes on.
+    rec("sasl without a server login", *r3.call(102, W.buffer(b"")),
+        lambda d: d.buffer())
+    rec("exists after that sasl", *r3.call(W.OP_EXISTS, P("/x") + W.boolean(False)), stat_of)
     r3.abandon()
 
 
