@@ -1,6 +1,7 @@
 #include "consensus/raft_driver.h"
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 #include <utility>
 
@@ -167,6 +168,9 @@ void RaftDriver::pump() {
         // failure here is seen before the write's completion.
         io_.storage.store_snapshot(*rd->snapshot, rd->snapshot_data, 0,
                                    fatal_on_error("storing the leader's snapshot failed"));
+      } else {
+        apply_durable_committed(*rd);
+        if (stopped_) return;
       }
       io_.storage.write(std::move(rd->entries), rd->hard_state, /*need_sync=*/true,
                         [mb = mailbox_, this, rd](Status s) {
@@ -220,7 +224,19 @@ void RaftDriver::finish_ready(const Ready& rd) {
   maybe_snapshot();
 }
 
-void RaftDriver::apply_entries(const std::vector<Entry>& entries) {
+// Committed entries already on this node's disk need not wait for this Ready's fsync: they are
+// durable on a majority (a leader counts its own match only once it is durable), so applying them
+// now takes one fsync off a write's latency whenever proposals keep the disk busy (etcd's server
+// applies in parallel with its WAL write too). Entries this Ready itself writes still wait: the
+// simulation checks that no node applies what is not on its own disk.
+void RaftDriver::apply_durable_committed(const Ready& rd) {
+  const Index first_unwritten = rd.entries.empty() ? std::numeric_limits<Index>::max() : rd.entries.front().index;
+  size_t n = 0;
+  while (n < rd.committed_entries.size() && rd.committed_entries[n].index < first_unwritten) ++n;
+  apply_entries(std::span<const Entry>(rd.committed_entries.data(), n));
+}
+
+void RaftDriver::apply_entries(std::span<const Entry> entries) {
   for (const Entry& e : entries) {
     if (e.index <= applied_) continue;  // already covered by a restored snapshot
     applied_ = e.index;

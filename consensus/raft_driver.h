@@ -17,7 +17,9 @@
 //   - one Ready at a time: has_ready() is not asked again until the previous one advanced;
 //   - messages_now go out at once; the writes go to storage;
 //   - a Ready that must sync (entries, snapshot, new term or vote) waits for its durable write
-//     before messages_after_persist, the snapshot restore, committed entries and read states;
+//     before messages_after_persist, the snapshot restore, read states and the committed entries
+//     it writes itself; committed entries already on this node's disk (below its first entry)
+//     are applied before the write starts, unless the Ready carries a snapshot;
 //   - a Ready whose only write is a moved commit index is written without sync and finished at
 //     once (etcd's MustSync rule); a failure of that write is still fatal;
 //   - a snapshot from the leader is stored before the entries after it (storage keeps order);
@@ -35,6 +37,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "consensus/conf_change.h"
@@ -143,7 +146,8 @@ class RaftDriver {
   void pump();
   void persisted(const std::shared_ptr<Ready>& rd, const Status& s);
   void finish_ready(const Ready& rd);
-  void apply_entries(const std::vector<Entry>& entries);
+  void apply_durable_committed(const Ready& rd);
+  void apply_entries(std::span<const Entry> entries);
   void maybe_snapshot();
   void request_snapshot(uint64_t keep_tail);
   void snapshot_answered(Index index, SnapshotBytes data, uint64_t keep_tail);
