@@ -1,22 +1,11 @@
 #include "jute/headers.h"
 
+#include "jute/record_fields.h"
+
 namespace zkraft::jute {
 
-void encode(Writer& w, const RequestHeader& v) {
-  w.write_int(v.xid);
-  w.write_int(v.type);
-}
-
-void encode(Writer& w, const ReplyHeader& v) {
-  w.write_int(v.xid);
-  w.write_long(v.zxid);
-  w.write_int(v.err);
-}
-
-bool decode(Reader& r, RequestHeader& v) { return r.read_int(v.xid) && r.read_int(v.type); }
-
-bool decode(Reader& r, ReplyHeader& v) {
-  return r.read_int(v.xid) && r.read_long(v.zxid) && r.read_int(v.err);
-}
+// Fields in wire order (jute/record_fields.h).
+ZKRAFT_JUTE_RECORD(RequestHeader, v.xid, v.type)
+ZKRAFT_JUTE_RECORD(ReplyHeader, v.xid, v.zxid, v.err)
 
 }  // namespace zkraft::jute
