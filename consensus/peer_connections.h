@@ -87,6 +87,7 @@ class PeerTransport::Impl : public std::enable_shared_from_this<PeerTransport::I
 };
 
 namespace peer_io {
+
 // The connection we dial to one peer, carrying our messages to it. Owns its bounded queue and
 // redials with backoff whenever the connection fails. Strand-only.
 class Outbound : public std::enable_shared_from_this<Outbound> {
@@ -119,6 +120,8 @@ class Outbound : public std::enable_shared_from_this<Outbound> {
   // Reads the acceptor's next handshake frame: a challenge (it authenticates) or the ack.
   void read_handshake_frame(uint64_t g);
   void on_challenge(uint64_t g);
+
+  // Connected, and after (peer_transport.cc).
   void established(uint64_t g);
   void flush();
   void fail(const char* what, error_code ec);
