@@ -104,7 +104,8 @@ class RequestPipeline final : public LogListener, private EventSink {
   ServingMode serving_mode() const { return gate_.mode(); }
 
  private:
-  // Ingress (request_pipeline.cc).
+  // Ingress (request_pipeline.cc; the handshake and classifying requests:
+  // request_pipeline_requests.cc; read-only mode: request_pipeline_serving.cc).
   void handle_message(ClientMessage& m);
   void handle_opened(const ClientMessage& m);
   void handle_connect(Client& c, const ClientMessage& m);
@@ -123,6 +124,7 @@ class RequestPipeline final : public LogListener, private EventSink {
   // Enforcement: true when `p` must be refused (it is then answered and the connection closes).
   bool refuse_unauthenticated(Client& c, QueuedRequest& p);
   void handle_four_letter_word(Client& c, const std::string& word, std::string_view rest);
+  // The per-session queue and flow control (request_pipeline_queue.cc).
   void enqueue(Client& c, QueuedRequest p);
   void submit(Client& c, QueuedRequest p, Txn txn, bool close_after);
   void pump(Client& c);

@@ -1,6 +1,6 @@
 // RequestPipeline, authentication: the SASL exchange (op 102) and the enforcement of
 // enforce.auth.* / sessionRequireClientSASLAuth. (The auth packet, op 100, is in
-// request_pipeline.cc.) As ZooKeeper 3.9.4's ZooKeeperServer.processSasl and
+// request_pipeline_requests.cc.) As ZooKeeper 3.9.4's ZooKeeperServer.processSasl and
 // AuthenticationHelper.enforceAuthentication.
 #include <spdlog/spdlog.h>
 

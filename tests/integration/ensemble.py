@@ -79,3 +79,10 @@ class Ensemble:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def with_admin_ports(ens):
+    """`ens` with an AdminServer port chosen for each member (before they are launched)."""
+    for m in ens.members:
+        m.admin_port = free_port()
+    return ens

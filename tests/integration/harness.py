@@ -20,6 +20,8 @@ exit (atexit) and, as a last resort, by the kernel (PR_SET_PDEATHSIG) if the tes
 
 import atexit
 import ctypes
+import http.client
+import json
 import os
 import shutil
 import signal
@@ -365,6 +367,51 @@ def wait_until(predicate, timeout, interval=0.05, what="condition"):
         if time.monotonic() >= deadline:
             return False
         time.sleep(interval)
+
+
+# -- the HTTP AdminServer (test_admin.py, test_admin_snapshot.py) -------------------------------
+
+def admin_request(port, method, path, headers=None, timeout=10.0):
+    """(status, Content-Type, body text) of one request to the AdminServer on 127.0.0.1:port."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        c.request(method, path, headers=headers or {})
+        r = c.getresponse()
+        return r.status, r.getheader("Content-Type"), r.read().decode("utf-8", "replace")
+    finally:
+        c.close()
+
+
+def admin_get_json(port, path):
+    status, ctype, body = admin_request(port, "GET", path)
+    return status, ctype, json.loads(body)
+
+
+def start_with_admin(**kw):
+    """A server with its AdminServer on a free port; a new pair of ports if one was taken."""
+    last = None
+    for _ in range(3):
+        srv = Server(admin_port=free_port(), **kw)
+        try:
+            return srv.start()
+        except ServerStartError as e:
+            last = e
+            srv.close()
+    raise last
+
+
+def wait_for_value(fn, timeout=20.0):
+    """fn() until it returns a true value (returned) or the time is up (the last value); an
+    OSError (a server not listening yet) counts as no value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            v = fn()
+        except OSError:
+            v = None
+        if v or time.monotonic() >= deadline:
+            return v
+        time.sleep(0.1)
 
 
 # -- running a suite ---------------------------------------------------------------------------

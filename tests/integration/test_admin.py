@@ -15,18 +15,14 @@ on: the Jetty 9 jars its manifest names plus servlet-api.jar). Both servers get 
   - the same refusals: an unknown command, PUT/DELETE (405), TRACE (403), POST to a GET command
     (405: 3.8 has no POST; 3.9.4 has one for restore), a path outside the command URL (404).
 
-zkraft only: /health and /ready, snapshot/restore refused without credentials, snapshot with
-credentials (allowed by the ACL of "/", its bytes and last_zxid header), restore of that snapshot
-into a fresh server (the trees compared with Kazoo: data, ACLs, every stat field), a body that is
-not a state (500), the rate limit, and in an ensemble a restore through the leader reaching every
-member (a follower answers 503 naming the leader), the idle timeout,
+zkraft only: /health and /ready, snapshot/restore refused without credentials, the idle timeout,
 the admin port answering while the client port is kept busy, and a 3-server ensemble (health
 503 without a quorum, 200 with one; the members agree on leader, voting view and Raft leader).
+Snapshot and restore with credentials: test_admin_snapshot.py.
 
     ZK_TARGET=zkraft ZKRAFT_BIN=build/server/zkraft-server /usr/bin/python3 tests/integration/test_admin.py
 """
 
-import http.client
 import json
 import logging
 import os
@@ -39,6 +35,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+from harness import admin_get_json as get_json, admin_request as request  # noqa: E402
+from harness import start_with_admin, wait_for_value as wait_for  # noqa: E402
 
 from kazoo.client import KazooClient  # noqa: E402
 
@@ -68,23 +66,7 @@ EQUAL_COUNTS = [("stats", ("node_count",)), ("server_stats", ("server_stats", "n
 
 ZKRAFT_ONLY = {"test_health_and_ready", "test_snapshot_and_restore_are_refused_without_credentials",
                "test_admin_port_answers_while_the_client_port_is_busy",
-               "test_an_idle_connection_is_closed",
-               "test_snapshot_with_credentials_follows_the_root_acl"}
-
-
-def request(port, method, path, headers=None, timeout=10.0):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        c.request(method, path, headers=headers or {})
-        r = c.getresponse()
-        return r.status, r.getheader("Content-Type"), r.read().decode("utf-8", "replace")
-    finally:
-        c.close()
-
-
-def get_json(port, path):
-    status, ctype, body = request(port, "GET", path)
-    return status, ctype, json.loads(body)
+               "test_an_idle_connection_is_closed"}
 
 
 def kind(v):
@@ -123,19 +105,6 @@ def shape(v, name=""):
             return ["map", sorted({key_form(k) for k in v}), sorted(values)]
         return {k: shape(x, k) for k, x in v.items()}
     return t
-
-
-def start_with_admin(**kw):
-    """A server with its AdminServer on a free port; a new pair of ports if one was taken."""
-    last = None
-    for _ in range(3):
-        srv = harness.Server(admin_port=harness.free_port(), **kw)
-        try:
-            return srv.start()
-        except harness.ServerStartError as e:
-            last = e
-            srv.close()
-    raise last
 
 
 def apply_load(srv):
@@ -321,49 +290,6 @@ class AdminServerVsZooKeeper(unittest.TestCase):
                          (401, {"command": "snapshot", "error": "Auth info is missing for the command"}))
         self.assertEqual(request(port, "POST", "/commands/restore")[0], 401)
 
-    def test_snapshot_with_credentials_follows_the_root_acl(self):
-        # A server of its own: the test changes the ACL of "/".
-        from kazoo.security import make_digest_acl
-        srv = start_with_admin(name="admin-snap")
-        try:
-            c = KazooClient(hosts=srv.hosts, timeout=10.0)
-            c.start(timeout=15)
-            c.create("/snap", b"v" * 100)
-            port = srv.admin_port
-            zxid = "0x%x" % c.exists("/snap").mzxid
-
-            def snap(auth, path="/commands/snapshot"):
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-                try:
-                    conn.request("GET", path, headers={"Authorization": auth})
-                    r = conn.getresponse()
-                    return r.status, dict(r.getheaders()), r.read()
-                finally:
-                    conn.close()
-
-            status, headers, body = snap("digest bob:pw")  # "/" is world:anyone:cdrwa
-            self.assertEqual(status, 200)
-            self.assertEqual(headers["Content-Type"], "application/octet-stream")
-            self.assertEqual(headers["last_zxid"], zxid)
-            self.assertEqual(int(headers["snapshot_size"]), len(body))
-            self.assertGreater(len(body), 100)
-            self.assertEqual(snap("digest bob:pw")[0], 429)  # one per 300 ms, as ZooKeeper
-            time.sleep(0.35)
-            status, headers, body = snap("digest bob:pw", "/commands/snapshot?streaming=false")
-            self.assertEqual((status, json.loads(body)), (200, {"command": "snapshot", "error": None}))
-            # Only alice may do everything on "/" now; ip is not enough either.
-            c.add_auth("digest", "alice:pw")
-            c.set_acls("/", [make_digest_acl("alice", "pw", all=True)])
-            self.assertEqual(snap("digest bob:pw")[0:3:2], (403, b'{\n  "command": "snapshot",\n  "error": "Not authorized"\n}'))
-            self.assertEqual(snap("ip")[0], 403)
-            time.sleep(0.35)
-            self.assertEqual(snap("digest alice:pw")[0], 200)
-            self.assertEqual(snap("sasl alice")[0], 401)
-            c.stop()
-            c.close()
-        finally:
-            srv.close()
-
     def test_admin_port_answers_while_the_client_port_is_busy(self):
         srv = self.servers["zkraft"]
         stop = threading.Event()
@@ -427,19 +353,6 @@ class AdminServerVsZooKeeper(unittest.TestCase):
 
 
 
-def wait_for(fn, timeout=20.0):
-    """fn() until it returns a true value (returned) or the time is up (the last value)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            v = fn()
-        except OSError:
-            v = None
-        if v or time.monotonic() >= deadline:
-            return v
-        time.sleep(0.1)
-
-
 class AdminEnsemble(unittest.TestCase):
     """zkraft only: a 3-server ensemble with an AdminServer on every member. One member alone
     has no quorum: /health and /ready say 503 and why, server commands are refused as ZooKeeper
@@ -450,9 +363,7 @@ class AdminEnsemble(unittest.TestCase):
         if harness.target_kind() != "zkraft":
             self.skipTest("zkraft's own endpoints")
         import ensemble
-        self.ens = ensemble.Ensemble(3, name="adm")
-        for m in self.ens.members:
-            m.admin_port = harness.free_port()
+        self.ens = ensemble.with_admin_ports(ensemble.Ensemble(3, name="adm"))
 
     def tearDown(self):
         self.ens.close()
@@ -489,178 +400,6 @@ class AdminEnsemble(unittest.TestCase):
             self.assertEqual(z["raft"]["leader_id"], leaders[0]["leader_id"])
             body = request(m.admin_port, "GET", "/health")[2]
             self.assertRegex(body, r"^ok: serving as (leader|follower), leader [123], term \d+\n$")
-
-    def test_a_restore_goes_through_the_leader_and_reaches_every_member(self):
-        for m in self.ens.members:
-            m.launch()
-        for m in self.ens.members:
-            ok = wait_for(lambda: request(m.admin_port, "GET", "/health", timeout=2)[0] == 200, 30)
-            self.assertTrue(ok, m.log_tail(20))
-        leader_id = get_json(self.ens.members[0].admin_port, "/commands/leader")[2]["leader_id"]
-        leader = next(m for m in self.ens.members if m.myid == leader_id)
-        follower = next(m for m in self.ens.members if m.myid != leader_id)
-        c = KazooClient(hosts=leader.hosts, timeout=10.0)
-        c.start(timeout=15)
-        try:
-            c.create("/in-snapshot", b"1")
-            status, _, state = take_snapshot(leader.admin_port, "digest bob:pw")
-            self.assertEqual(status, 200)
-            c.create("/after-snapshot", b"2")
-        finally:
-            c.stop()
-            c.close()
-        # A member that is not the leader says where to send it (the restore is one log entry).
-        status, body = post(follower.admin_port, "/commands/restore", state, "digest bob:pw")
-        self.assertEqual(status, 503, body)
-        self.assertIn("leader (server %d)" % leader_id, json.loads(body)["error"])
-        status, body = post(leader.admin_port, "/commands/restore", state, "digest bob:pw")
-        self.assertEqual(status, 200, body)
-        for m in self.ens.members:
-            k = KazooClient(hosts=m.hosts, timeout=10.0)
-            k.start(timeout=15)
-            try:
-                k.sync("/")
-                self.assertIsNotNone(k.exists("/in-snapshot"), m.myid)
-                self.assertIsNone(k.exists("/after-snapshot"), m.myid)
-            finally:
-                k.stop()
-                k.close()
-
-
-def post(port, path, body, auth=None, timeout=30.0):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        headers = {"Content-Type": "application/octet-stream"}
-        if auth:
-            headers["Authorization"] = auth
-        c.request("POST", path, body=body, headers=headers)
-        r = c.getresponse()
-        return r.status, r.read().decode("utf-8", "replace")
-    finally:
-        c.close()
-
-
-def take_snapshot(port, auth):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        c.request("GET", "/commands/snapshot", headers={"Authorization": auth} if auth else {})
-        r = c.getresponse()
-        return r.status, dict(r.getheaders()), r.read()
-    finally:
-        c.close()
-
-
-def tree_of(client, path="/"):
-    """Every znode under `path`: data, ACLs and the stat fields a restore must keep."""
-    out = {}
-    data, stat = client.get(path)
-    acls, _ = client.get_acls(path)
-    out[path] = (data, sorted((a.perms, a.id.scheme, a.id.id) for a in acls),
-                 (stat.czxid, stat.mzxid, stat.pzxid, stat.ctime, stat.mtime, stat.version,
-                  stat.cversion, stat.aversion, stat.ephemeralOwner, stat.dataLength, stat.numChildren))
-    for child in client.get_children(path):
-        out.update(tree_of(client, (path.rstrip("/") + "/" + child)))
-    return out
-
-
-def fill(client):
-    from kazoo.security import make_digest_acl
-    client.add_auth("digest", "bob:pw")
-    client.create("/app/config", b"x" * 300, makepath=True)
-    for i in range(20):
-        client.create("/app/items/item-", b"%d" % i, sequence=True, makepath=True)
-    client.set("/app/config", b"second version")
-    client.create("/app/locked", b"secret", acl=[make_digest_acl("bob", "pw", all=True)])
-    client.create("/app/eph", b"e", ephemeral=True)
-    client.create("/app/container", b"")
-    client.create("/app/container/child", b"c")
-
-
-class SnapshotAndRestore(unittest.TestCase):
-    """zkraft only: snapshot a filled tree over HTTP with credentials, restore it into a fresh
-    server, and compare the two trees with Kazoo (data, ACLs, every stat field); refused without
-    credentials; an input that is not a state is refused (500) and the rate limit holds."""
-
-    def setUp(self):
-        if harness.target_kind() != "zkraft":
-            self.skipTest("zkraft's own endpoints")
-        self.servers, self.clients = [], []
-
-    def tearDown(self):
-        for c in self.clients:
-            try:
-                c.stop()
-                c.close()
-            except Exception:
-                pass
-        for s in self.servers:
-            s.close()
-
-    def client(self, srv):
-        c = KazooClient(hosts=srv.hosts, timeout=10.0)
-        c.start(timeout=15)
-        self.clients.append(c)
-        return c
-
-    def test_restore_into_a_fresh_server_gives_the_same_tree(self):
-        src = start_with_admin(name="snap-src")
-        self.servers.append(src)
-        a = self.client(src)
-        fill(a)
-        want = tree_of(a)
-        status, headers, state = take_snapshot(src.admin_port, "digest bob:pw")
-        self.assertEqual(status, 200)
-        self.assertEqual(int(headers["snapshot_size"]), len(state))
-        self.assertEqual(headers["last_zxid"], "0x%x" % a.exists("/app/container/child").mzxid)
-
-        dst = start_with_admin(name="restore-dst")
-        self.servers.append(dst)
-        b = self.client(dst)
-        b.create("/before-restore", b"goes away")
-        port = dst.admin_port
-        self.assertEqual(post(port, "/commands/restore", state)[0], 401)  # no credentials
-        self.assertEqual(post(port, "/commands/restore", state, "sasl bob")[0], 401)
-        status, body = post(port, "/commands/restore", state, "digest bob:pw")
-        self.assertEqual(status, 200, body)
-        answer = json.loads(body)
-        self.assertEqual(sorted(answer), ["command", "error", "last_zxid"])
-        self.assertEqual((answer["command"], answer["error"]), ("restore", None))
-        self.assertIsInstance(answer["last_zxid"], int)
-        # ZooKeeper's RateLimiter: one restore per five minutes.
-        self.assertEqual(post(port, "/commands/restore", state, "digest bob:pw")[0], 429)
-
-        c = self.client(dst)
-        # The locked node's ACL came along: only bob reads it.
-        from kazoo.exceptions import NoAuthError
-        with self.assertRaises(NoAuthError):
-            c.get("/app/locked")
-        c.add_auth("digest", "bob:pw")
-        got = tree_of(c)
-        self.assertEqual(sorted(got), sorted(want))
-        for path in want:
-            self.assertEqual(got[path], want[path], path)
-        self.assertIsNone(c.exists("/before-restore"))
-        self.assertEqual(len([p for p in got if p.startswith("/app/items/")]), 20)
-        # The restored server takes writes; zxids go on from the log, past the restore's.
-        c.create("/after", b"new")
-        self.assertGreater(c.exists("/after").czxid, answer["last_zxid"])
-        # The source's session came along with its ephemeral: it expires here in its own time
-        # (the source's client is still alive, on the source).
-        self.assertIsNotNone(c.exists("/app/eph"))
-        counts = [get_json(s.admin_port, "/commands/monitor")[2] for s in (src, dst)]
-        self.assertEqual(counts[1]["znode_count"], counts[0]["znode_count"] + 1)  # and /after
-        self.assertEqual(counts[1]["ephemerals_count"], counts[0]["ephemerals_count"])
-
-    def test_a_body_that_is_not_a_state_is_refused(self):
-        srv = start_with_admin(name="restore-bad")
-        self.servers.append(srv)
-        status, body = post(srv.admin_port, "/commands/restore", b"Invalid snapshot data", "digest bob:pw")
-        self.assertEqual(status, 500, body)
-        self.assertEqual(json.loads(body)["command"], "restore")
-        status, body = post(srv.admin_port, "/commands/restore", b"", "digest bob:pw")
-        self.assertEqual(status, 400, body)
-        self.assertEqual(request(srv.admin_port, "GET", "/commands/restore",
-                                 headers={"Authorization": "digest bob:pw"})[0], 405)
 
 
 if __name__ == "__main__":

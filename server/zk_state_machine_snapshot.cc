@@ -1,0 +1,58 @@
+// ZkStateMachine's snapshot side: the whole replicated state (format, last zxid, sessions,
+// tree) as one byte string, and its inverse. Invariant: a load that does not parse leaves the
+// state as it was (it parses into scratch tables and swaps only on success).
+#include "server/zk_state_machine.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace zkraft::server {
+
+namespace {
+constexpr int32_t kSnapshotFormat = 1;
+}
+
+std::string ZkStateMachine::serialize() const {
+  jute::Writer w;
+  w.write_int(kSnapshotFormat);
+  w.write_long(last_zxid_);
+  sessions_.serialize(w);
+  tree_.serialize(w);
+  return w.take();
+}
+
+bool ZkStateMachine::load_state(std::string_view bytes, int64_t* snapshot_zxid) {
+  jute::Limits limits;
+  limits.max_buffer = std::numeric_limits<int32_t>::max();
+  limits.max_vector = std::numeric_limits<int32_t>::max();
+  jute::Reader r(bytes, limits);
+  int32_t format = 0;
+  int64_t last = 0;
+  if (!r.read_int(format) || format != kSnapshotFormat || !r.read_long(last)) return false;
+  session::SessionTable sessions;
+  tree::ZnodeTree tree(tree_options(options_));
+  if (!sessions.deserialize(r) || !tree.deserialize(r)) return false;
+  sessions_ = std::move(sessions);
+  tree_ = std::move(tree);
+  *snapshot_zxid = last;
+  return true;
+}
+
+bool ZkStateMachine::valid_state(std::string_view bytes) {
+  ZkStateMachine scratch;
+  int64_t last = 0;
+  return scratch.load_state(bytes, &last);
+}
+
+bool ZkStateMachine::restore(int64_t zxid, std::string_view bytes) {
+  int64_t last = 0;
+  if (!load_state(bytes, &last)) return false;
+  last_zxid_ = std::max(last, zxid);
+  tree_.set_last_zxid(last_zxid_);
+  // Pairs past the snapshot's zxid (never on a Raft log, whose snapshots only move forward)
+  // would describe a history this state no longer has.
+  while (!digest_log_.empty() && digest_log_.back().zxid > last_zxid_) digest_log_.pop_back();
+  return true;
+}
+
+}  // namespace zkraft::server
