@@ -96,6 +96,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
     MembershipView membership;
     uint64_t fsyncs = 0;
     int64_t quorum_contact_ms = kNoQuorumContact;  // steady clock ms of the last contact
+    bool own_quorum = false;  // leader and the only voter (server/quorum_contact.h)
     ConsensusFigures consensus;  // without the snapshot figures (snapshots_)
   };
 

@@ -4,6 +4,7 @@
 // written only by refresh_figures (on the Raft thread, or in start() before that thread runs),
 // the snapshot figures only by record_snapshot; readers take copies under the lock.
 #include "server/raft_replicated_log.h"
+#include "server/quorum_contact.h"
 
 #include <algorithm>
 #include <chrono>
@@ -108,6 +109,8 @@ void RaftReplicatedLog::refresh_figures() {
   f.quorum_contact_ms = st.quorum_contact_age_ticks == consensus::RaftCore::kNoQuorumContact
                             ? kNoQuorumContact
                             : steady_ms() - static_cast<int64_t>(st.quorum_contact_age_ticks) * tick_ms_;
+  f.own_quorum = st.role == consensus::Role::kLeader && st.membership.voters.size() == 1 &&
+                 st.membership.voters.front() == st.id;
   std::lock_guard<std::mutex> lock(figures_mu_);
   figures_ = std::move(f);
 }
@@ -118,13 +121,13 @@ ReplicationStatus RaftReplicatedLog::replication_status() const {
 
 int64_t RaftReplicatedLog::quorum_contact_age_ms() const {
   int64_t contact;
+  bool own_quorum;
   {
     std::lock_guard<std::mutex> lock(figures_mu_);
     contact = figures_.quorum_contact_ms;
+    own_quorum = figures_.own_quorum;
   }
-  if (contact == kNoQuorumContact) return kNoQuorumContact;
-  // One tick more than measured: the age is never understated (the tick not yet counted).
-  return std::max<int64_t>(0, steady_ms() - contact) + tick_ms_;
+  return server::quorum_contact_age_ms(contact, own_quorum, steady_ms(), tick_ms_);
 }
 
 uint64_t RaftReplicatedLog::fsync_count() const {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "server/replicated_log.h"
+#include "server/quorum_contact.h"
 #include "server/serving_gate.h"
 
 namespace zkraft::server {
@@ -95,6 +96,23 @@ TEST(ServingGate, AServerThatStartsWithoutAQuorumWaitsOutTheGraceToo) {
   auto c = g.update(ReplicatedLog::kNoQuorumContact, 7'001);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->to, ServingMode::kReadOnly);
+}
+
+}  // namespace
+}  // namespace zkraft::server
+
+namespace zkraft::server {
+namespace {
+
+TEST(QuorumContactAge, NeverUnderstatedAndAlwaysFreshForTheOnlyVoter) {
+  constexpr int64_t none = ReplicatedLog::kNoQuorumContact;
+  EXPECT_EQ(quorum_contact_age_ms(1000, false, 1000, 100), 100);  // the uncounted tick
+  EXPECT_EQ(quorum_contact_age_ms(1000, false, 4700, 100), 3800);  // a late copy ages it
+  EXPECT_EQ(quorum_contact_age_ms(1000, false, 900, 100), 100);    // never negative
+  EXPECT_EQ(quorum_contact_age_ms(none, false, 4700, 100), none);
+  // The only voter, leading: however late the Raft thread copied its figures.
+  EXPECT_EQ(quorum_contact_age_ms(1000, true, 4700, 100), 0);
+  EXPECT_EQ(quorum_contact_age_ms(none, true, 4700, 100), 0);
 }
 
 }  // namespace
