@@ -313,7 +313,7 @@ def run_memory(args, kind, count=200000):
         pid = srv[0].proc.pid
         before = rss_kib(pid)
         t0 = time.time()
-        r = zk_load(args, srv, ["-o", "create", "-b", 100, "-n", 16, "-k", 16, "-w", 0, "-d", 600,
+        r = zk_load(args, srv, ["-o", "createseq", "-b", 100, "-n", 16, "-k", 16, "-w", 0, "-d", 600,
                                 "--max-ops", count, "--root", "/mem"], "memory create %d" % count, kind)
         took = time.time() - t0
         time.sleep(2)
