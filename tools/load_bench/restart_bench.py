@@ -33,7 +33,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import Server, free_port, four_letter, loadavg  # noqa: E402
+from bench_servers import Server, free_port, four_letter, loadavg  # noqa: E402
 
 PHASES = [
     ("open", re.compile(r"raft node \d+: recovered")),
