@@ -33,7 +33,10 @@ int main(int argc, char** argv) {
   app.add_option("-k,--inflight", opt.inflight, "requests kept in flight per session")
       ->check(CLI::Range(1, 10000));
   app.add_option("-o,--op", op,
-                 "create | createseq | set | get | exists | list | delete | mixed | churn | watch")
+                 "create (persistent, a new name each) | createseq (sequential) | set | get | "
+                 "exists (own node) | list (getChildren of <root>/list) | delete (--pool nodes per "
+                 "session, made first) | mixed (--mix) | churn (connect, create an ephemeral, close) | "
+                 "watch (-n watchers of one node, one writer)")
       ->check(CLI::IsMember({"create", "createseq", "set", "get", "exists", "list", "delete",
                              "mixed", "churn", "watch"}));
   app.add_option("-b,--size", opt.data_size, "data bytes for create/setData")
