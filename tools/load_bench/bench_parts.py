@@ -75,9 +75,10 @@ def run_memory(args, kind, count):
         pid = srv[0].proc.pid
         before = rss_kib(pid)
         t0 = time.time()
+        parents = max(1, count // 1000)  # the shape: 1,000 children under each parent
         r = zk_load(args, srv, ["-o", "createseq", "-b", 100, "-n", 16, "-k", 16, "-w", 0, "-d", 600,
-                                "--max-ops", count, "--root", "/mem"], "memory create %d" % count, kind,
-                   tags={"part": "memory-fill"})
+                                "--max-ops", count, "--root", "/mem", "--parents", parents],
+                    "memory create %d (%d parents)" % (count, parents), kind, tags={"part": "memory-fill"})
         took = time.time() - t0
         time.sleep(2)
         after = rss_kib(pid)

@@ -134,3 +134,15 @@ def nearest_rank(values, q):
     v = sorted(values)
     rank = max(1, min(len(v), -(-int(q * 1000 * len(v)) // 1000)))
     return v[rank - 1]
+
+
+def failures(results):
+    """What makes a smoke run fail: a matrix case with error replies, connection failures or no
+    successful op, and a snapshot run that saw no snapshot. One line each."""
+    bad = ["%s %s: ok %s, error replies %s, connection failures %s"
+           % (r["kind"], r.get("label"), r.get("ok"), r.get("error_replies"), r.get("connection_failures"))
+           for r in results if r.get("part") == "matrix"
+           and (not r.get("ok") or r.get("error_replies") or r.get("connection_failures"))]
+    bad += ["%s snapshot r%d: no snapshot seen during the load" % (r["kind"], r["round"])
+            for r in results if r.get("part") == "snapshot" and not r["snapshot_windows"]]
+    return bad

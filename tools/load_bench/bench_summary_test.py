@@ -43,6 +43,17 @@ class FigureRows(unittest.TestCase):
                          ["standalone get 16x32", "ensemble3 set 16x32"])
 
 
+class Failures(unittest.TestCase):
+    def test_errors_connection_failures_empty_cases_and_snapshotless_runs_fail(self):
+        good = dict(result("zkraft", 1, 10, 1, 1), part="matrix", label="a", ok=5)
+        self.assertEqual(bs.failures([good, {"part": "snapshot", "kind": "zkraft", "round": 1,
+                                             "snapshot_windows": [[1, 2]]}]), [])
+        cases = [dict(good, error_replies=1), dict(good, connection_failures=2), dict(good, ok=0),
+                 {"part": "snapshot", "kind": "zkraft", "round": 1, "snapshot_windows": []}]
+        for c in cases:
+            self.assertEqual(len(bs.failures([good, c])), 1, c)
+
+
 class Windows(unittest.TestCase):
     def test_a_request_in_flight_across_a_window_edge_counts_as_inside(self):
         windows = [(10.0, 11.0)]

@@ -298,12 +298,7 @@ def main():
         f.write("\n".join(table) + "\n")
     print("\n" + "\n".join(table), flush=True)
     if args.fail_on_errors:
-        bad = ["%s %s: ok %s, error replies %s, connection failures %s" % (r["kind"], r["label"], r.get("ok"),
-                                                                           r.get("error_replies"), r.get("connection_failures"))
-               for r in results if r.get("part") == "matrix"
-               and (not r.get("ok") or r.get("error_replies") or r.get("connection_failures"))]
-        bad += ["%s snapshot r%d: no snapshot seen during the load" % (r["kind"], r["round"])
-                for r in results if r.get("part") == "snapshot" and not r["snapshot_windows"]]
+        bad = bench_summary.failures(results)
         if bad:
             print("FAILED:\n  " + "\n  ".join(bad), flush=True)
             return 1

@@ -115,6 +115,22 @@ TEST(LoadMix, RejectsUnknownNamesBadWeightsAndEmptyMixes) {
   EXPECT_FALSE(parse_mix("", why).has_value());
 }
 
+TEST(CreateSeqParent, RootByDefaultElseEveryGroupInTurn) {
+  LoadOptions opt;
+  opt.root = "/t";
+  opt.sessions = 3;
+  EXPECT_EQ(createseq_parent(opt, 2, 7), "/t");
+  opt.parents = 4;
+  // Slot = nth * sessions + index: sessions 0..2 taking turns cover g0..g3 evenly.
+  std::map<std::string, int> seen;
+  for (uint64_t nth = 0; nth < 4; ++nth) {
+    for (int i = 0; i < 3; ++i) ++seen[createseq_parent(opt, i, nth)];
+  }
+  ASSERT_EQ(seen.size(), 4u);
+  for (auto& [parent, n] : seen) EXPECT_EQ(n, 3) << parent;
+  EXPECT_EQ(createseq_parent(opt, 1, 1), "/t/g0");  // slot 4
+}
+
 TEST(LoadShared, WindowEndsEarlyOnlyWhenAPoolRanOut) {
   LoadShared s;
   s.measure_from = Clock::time_point(std::chrono::seconds(10));

@@ -67,6 +67,9 @@ bool prepare_run(const LoadOptions& opt, std::string& why) {
     for (int i = 0; i < opt.list_children; ++i) names.push_back(list + "/c" + std::to_string(i));
   }
   if (opt.op == LoadOp::kWatch) names.push_back(watched_node(opt));
+  if (opt.op == LoadOp::kCreateSeq) {
+    for (int j = 0; j < opt.parents; ++j) names.push_back(opt.root + "/g" + std::to_string(j));
+  }
   std::string data(static_cast<size_t>(opt.data_size), 'x');
   if (!create_all(c, names, data, 64, why)) return false;
   c.close_session();

@@ -49,9 +49,14 @@ std::string worker_node(const LoadOptions& opt, int index) {
 
 std::string list_node(const LoadOptions& opt) { return opt.root + "/list"; }
 
+std::string createseq_parent(const LoadOptions& opt, int index, uint64_t nth) {
+  if (opt.parents <= 0) return opt.root;
+  uint64_t slot = nth * static_cast<uint64_t>(opt.sessions) + static_cast<uint64_t>(index);
+  return opt.root + "/g" + std::to_string(slot % static_cast<uint64_t>(opt.parents));
+}
+
 void run_worker(int index, const LoadOptions& opt, LoadShared& shared, WorkerResult& out) {
   const std::string node = worker_node(opt, index);
-  const std::string seq_prefix = opt.root + "/c-";
   const std::string name_prefix = opt.root + "/p-" + opt.run_tag + "-" + std::to_string(index) + "-";
   const std::string list = list_node(opt);
   const std::string data(static_cast<size_t>(opt.data_size), 'x');
@@ -110,7 +115,8 @@ void run_worker(int index, const LoadOptions& opt, LoadShared& shared, WorkerRes
           break;
         }
         case LoadOp::kCreateSeq:
-          sent = conn.send_create(xid, seq_prefix, data, jute::create_mode::kPersistentSequential);
+          sent = conn.send_create(xid, createseq_parent(opt, index, created++) + "/c-", data,
+                                  jute::create_mode::kPersistentSequential);
           break;
         case LoadOp::kGet:
           o.write = false;

@@ -33,6 +33,7 @@ struct LoadOptions {
   std::string run_tag = "r";  // in every name a run creates, so runs on one tree do not collide
   int delete_pool = 2000;     // kDelete: nodes created per session before the run
   int list_children = 100;    // kList: children of <root>/list
+  int parents = 0;            // createseq: 0 = under the root; P = spread over <root>/g0..g(P-1)
   uint64_t max_ops = 0;  // 0: no limit; otherwise stop after this many requests in total
   bool failover = false;  // record the time of every successful write (for the largest gap)
   bool timeline = false;  // record the completion time of every success in the window
@@ -70,6 +71,8 @@ void run_worker(int index, const LoadOptions& opt, LoadShared& shared, WorkerRes
 
 // The znode a worker's setData/getData/exists use: <root>/n<index>.
 std::string worker_node(const LoadOptions& opt, int index);
+// The parent of a createseq: the root, or one of `parents` groups taken in turn over all sessions.
+std::string createseq_parent(const LoadOptions& opt, int index, uint64_t nth);
 // The node whose children kList reads.
 std::string list_node(const LoadOptions& opt);
 

@@ -47,6 +47,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 100));
   app.add_option("--pool", opt.delete_pool, "delete: nodes created per session before the run")
       ->check(CLI::Range(1, 10000000));
+  app.add_option("--parents", opt.parents,
+                 "createseq: spread the nodes over this many parents <root>/gN (0: the root)")
+      ->check(CLI::Range(0, 1000000));
   app.add_option("--list-children", opt.list_children, "list: children of the listed node")
       ->check(CLI::Range(0, 100000));
   app.add_option("-w,--warmup", opt.warmup_s, "seconds of load before measuring");
