@@ -1,376 +1,308 @@
 #!/usr/bin/env python3
-"""Side-by-side runs of zk_load against zkraft and Apache ZooKeeper on this machine.
+"""zkraft and Apache ZooKeeper 3.8 side by side on this machine (issue 8, "The benchmark").
 
-  compare.py --zk-load BUILD/tools/load_bench/zk_load --zkraft BUILD/server/zkraft-server \
-             --work DIR [--only standalone,ensemble,failover,memory] [--kinds zkraft,zookeeper]
-             [--baseline OLD/zkraft-server] [--standalone-loads set:1x1,get:64x8,...]
+  compare.py --zk-load BUILD/tools/load_bench/zk_load --zkraft BUILD/server/zkraft-server --work DIR
+             [--only limits,standalone,ensemble,snapshot,failover,memory,restart] [--rounds N]
+             [--ops create,createseq,...] [--shapes 1x1,16x32,...] [--kinds zkraft,zookeeper] [--quick]
+
+Parts, in the order given by --only (default: all of them):
+  limits      this machine's fsyncs per second of small appends and loopback round trips (first)
+  standalone  every --ops at every --shapes (SESSIONSxINFLIGHT) against one server
+  ensemble    the same against a 3-server ensemble (sessions spread over the members)
+  snapshot    64x32 setData on a 3-server ensemble holding --tree-nodes znodes, while snapshots
+              are taken (snapCount = --snap-count): write p999 of requests in flight during a
+              snapshot against the others, and whether the leader changed (srvr polled)
+  failover    the leader killed (or SIGSTOPped) under 8x1 writes: kill to first write after
+  memory      RSS of a standalone server after --memory-nodes znodes of 100 B
+  restart     restart_bench.py: restart to serving --memory-nodes znodes
+Each of standalone, ensemble, snapshot, failover runs --rounds times; the kinds alternate their
+order from round to round (round 1 as --kinds, round 2 reversed, ...). At the end a summary table
+per part: ratio kind / ZooKeeper per round, median [range]; ops/s, p50/p99/p999 and server CPU per
+op (user + system from /proc, from zk_load's setup end to its exit) as medians. The table is also
+written to DIR/summary.md and every result as JSON to DIR/results.jsonl.
+
+Ops (zk_load -o): create (persistent, new names), createseq, set, get, exists, list (getChildren
+of a node with 100 children), delete (of nodes made per session before the run: the pool is sized
+from the shape and the duration, and the window ends when a pool runs out), mixed (create 1%, set
+8%, get 45%, list 45%, delete 1%; --mix), churn (connect, create an ephemeral, close) and watch
+(W = SESSIONS watchers of one node, one writer; the time until all W events arrived). churn and
+watch run one cycle at a time per session, so shapes with in-flight > 1 run as SESSIONSx1 and a
+shape that repeats is run once.
 
 A kind is zkraft, baseline (the --baseline binary: an older zkraft, to compare builds) or
 zookeeper, optionally followed by @key=value zoo.cfg lines for that run, e.g.
---kinds zkraft@zkraft.networkThreads=1,zkraft@zkraft.networkThreads=2 (ZooKeeper ignores
-zkraft.* keys). Each run also reports the servers' CPU time per operation (user + system, from
-/proc, over warm-up and measurement, divided by ops/s times that span).
+--kinds zkraft@zkraft.networkThreads=1,zookeeper (ZooKeeper ignores zkraft.* keys).
 
 Every server listens on 127.0.0.1 on ports picked by binding port 0, keeps its data under DIR,
 fsyncs (zkraft's default; ZooKeeper's forceSync default yes) and is stopped by the PID this script
-started. Prints one line per run and appends every result as JSON to DIR/results.jsonl.
-ZooKeeper runs with the heap zkServer.sh uses by default (-Xmx1000m) and the JVM's default GC.
+started. ZooKeeper runs with the heap zkServer.sh uses by default (-Xmx1000m) and the JVM's
+default GC. --quick runs every case for about a second, on small trees (a smoke test, not a
+figure).
 """
 
 import argparse
-import json
 import os
-import shutil
-import signal
-import socket
-import subprocess
+import re
 import sys
 import time
 
-ZK_CLASSPATH = "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar"
-ZK_HEAP = "-Xmx1000m"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_limits  # noqa: E402
+import bench_snapshot  # noqa: E402
+import bench_summary  # noqa: E402
+from bench_parts import base_kind, run_failover, run_memory, run_restart  # noqa: E402
+from bench_run import record, zk_load  # noqa: E402
+from bench_servers import ensemble, loadavg, standalone  # noqa: E402
+
+ALL_OPS = "create,createseq,set,get,exists,list,delete,mixed,churn,watch"
+ALL_SHAPES = "1x1,16x1,64x1,16x32,64x32"
+ALL_PARTS = "limits,standalone,ensemble,snapshot,failover,memory,restart"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def four_letter(port, word, timeout=1.0):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-            s.sendall(word.encode())
-            out = b""
-            while True:
-                chunk = s.recv(4096)
-                if not chunk:
-                    break
-                out += chunk
-            return out.decode(errors="replace")
-    except OSError:
-        return ""
-
-
-def mode(port):
-    for line in four_letter(port, "srvr").splitlines():
-        if line.startswith("Mode: "):
-            return line[6:].strip()
-    return ""
-
-
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
-
-
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return " ".join(f.read().split()[:3])
-
-
-def split_kind(kind):
-    """'zkraft@a=b@c=d' -> ('zkraft', ['a=b', 'c=d'])"""
-    parts = kind.split("@")
-    return parts[0], parts[1:]
-
-
-def cpu_seconds(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
-
-
-def thread_cpu_seconds(pid):
-    """{thread name: CPU seconds} of a process. zkraft names its threads zk-net-N, zk-raft and
-    zk-storage; its state thread is the main thread ("main" here); unnamed helper threads (e.g.
-    LevelDB's compaction) carry the program's name."""
-    out = {}
-    try:
-        tids = os.listdir("/proc/%d/task" % pid)
-    except OSError:
-        return out
-    for tid in tids:
-        try:
-            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
-                stat = f.read()
-        except OSError:
-            continue
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
-        if tid == str(pid):
-            name = "main"  # zkraft: the state thread
-        fields = stat.rsplit(")", 1)[1].split()
-        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def shapes_for(op, shapes):
+    """[(sessions, inflight)] an op runs at: churn and watch only at in-flight 1, each once."""
+    out = []
+    for shape in shapes:
+        n, k = (int(x) for x in shape.split("x"))
+        if op in ("churn", "watch"):
+            k = 1
+        if (n, k) not in out:
+            out.append((n, k))
     return out
 
 
-class Server:
-    def __init__(self, kind, args, workdir, name, client_port, myid=None, extra=None):
-        base, cfg_lines = split_kind(kind)
-        zkraft_bin = args.baseline if base == "baseline" else args.zkraft
-        self.kind = "zookeeper" if base == "zookeeper" else "zkraft"
-        self.bin, self.port, self.myid = zkraft_bin, client_port, myid
-        self.dir = os.path.join(workdir, name)
-        shutil.rmtree(self.dir, ignore_errors=True)
-        self.data = os.path.join(self.dir, "data")
-        os.makedirs(self.data)
-        if myid is not None:
-            with open(os.path.join(self.data, "myid"), "w") as f:
-                f.write("%d\n" % myid)
-        self.cfg = os.path.join(self.dir, "zoo.cfg")
-        lines = ["tickTime=2000", "initLimit=10", "syncLimit=5", "dataDir=" + self.data,
-                 "clientPort=%d" % client_port, "clientPortAddress=127.0.0.1", "maxClientCnxns=0",
-                 "4lw.commands.whitelist=*", "admin.enableServer=false"] + list(extra or []) + cfg_lines
-        with open(self.cfg, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        self.proc = None
-
-    def start(self):
-        if self.kind == "zkraft":
-            cmd = [self.bin, "--config", self.cfg]
-        else:
-            cmd = ["java", ZK_HEAP, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                   "-Dzookeeper.admin.enableServer=false", "-cp", ZK_CLASSPATH,
-                   "org.apache.zookeeper.server.quorum.QuorumPeerMain" if self.myid is not None
-                   else "org.apache.zookeeper.server.ZooKeeperServerMain", self.cfg]
-        log = open(os.path.join(self.dir, "server.log"), "ab")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                     cwd=self.dir)
-        log.close()
-        return self
-
-    def running(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def kill9(self):
-        if self.running():
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait()
-
-    def stop(self):
-        if self.running():
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill9()
+def delete_pool(n, k, seconds):
+    """Nodes per session for a delete run: enough for about `seconds` at a rate that grows with the
+    requests in flight (a guess; zk_load cuts the window when a pool runs out and says so)."""
+    total = min(300000, max(5000, 2000 * n * k)) * seconds / 10.0
+    return max(100, int(total / n))
 
 
-def wait_serving(servers, need_leader, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        modes = [mode(s.port) if s.running() else "" for s in servers]
-        if need_leader and "leader" in modes and all(m for s, m in zip(servers, modes) if s.running()):
-            return True
-        if not need_leader and modes[0] == "standalone":
-            return True
-        time.sleep(0.2)
-    raise RuntimeError("servers did not come up: %s" % [s.dir for s in servers])
-
-
-def standalone(kind, args, name):
-    s = Server(kind, args, args.work, name, free_port()).start()
-    wait_serving([s], need_leader=False)
-    return [s]
-
-
-def ensemble(kind, args, name, n=3):
-    ports = [(free_port(), free_port(), free_port()) for _ in range(n)]
-    lines = ["server.%d=127.0.0.1:%d:%d;127.0.0.1:%d" % (i + 1, p, e, c) for i, (c, p, e) in enumerate(ports)]
-    members = [Server(kind, args, args.work, "%s-%d" % (name, i + 1), ports[i][0], myid=i + 1, extra=lines)
-               for i in range(n)]
-    for m in members:
-        m.start()
-    wait_serving(members, need_leader=True)
-    return members
-
-
-def hosts(servers):
-    return ",".join("127.0.0.1:%d" % s.port for s in servers if s.running())
-
-
-def zk_load(args, servers, extra, label, kind):
-    cmd = [args.zk_load, "--json", "-s", hosts(servers)] + [str(x) for x in extra]
-    la = loadavg()
-    cpu_before = sum(cpu_seconds(s.proc.pid) for s in servers if s.running())
-    threads_before = [thread_cpu_seconds(s.proc.pid) for s in servers if s.running()]
-    t0 = time.time()
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    elapsed = time.time() - t0
-    cpu = sum(cpu_seconds(s.proc.pid) for s in servers if s.running()) - cpu_before
-    threads_after = [thread_cpu_seconds(s.proc.pid) for s in servers if s.running()]
-    if out.returncode != 0:
-        raise RuntimeError("zk_load failed: %s\n%s" % (" ".join(cmd), out.stderr))
-    r = json.loads(out.stdout)
-    ops = r["ops_per_s"] * elapsed
-    by_thread = {}
-    for before, after in zip(threads_before, threads_after):
-        for name, secs in after.items():
-            group = "zk-net" if name.startswith("zk-net-") else name
-            by_thread[group] = by_thread.get(group, 0.0) + secs - before.get(name, 0.0)
-    r["thread_cpu_us_per_op"] = {n: round(v * 1e6 / ops, 2) for n, v in sorted(by_thread.items()) if ops and v > 0.05}
-    r.update({"label": label, "kind": kind, "loadavg_before": la, "loadavg_after": loadavg(),
-              "server_cpu_s": cpu, "server_cpu_us_per_op": cpu * 1e6 / ops if ops else None,
-              "command": " ".join(cmd)})
-    record(args, r)
-    lat = r["latency_ms"]
-    print("%-10s %-28s %9.0f ops/s  p50 %7.2f  p99 %7.2f  p999 %7.2f  max %7.2f ms  cpu/op %6.1f us  err %d  connfail %d  load %s"
-          % (kind, label, r["ops_per_s"], lat["p50"], lat["p99"], lat["p999"], lat["max"],
-             r["server_cpu_us_per_op"] or 0, r["error_replies"], r["connection_failures"], la), flush=True)
-    if r["thread_cpu_us_per_op"] and not kind.startswith("zookeeper"):
-        print("%-10s %-28s cpu us/op by thread: %s" % ("", "", "  ".join(
-            "%s %.1f" % kv for kv in r["thread_cpu_us_per_op"].items())), flush=True)
-    return r
-
-
-def record(args, r):
-    with open(os.path.join(args.work, "results.jsonl"), "a") as f:
-        f.write(json.dumps(r) + "\n")
-
-
-def run_standalone(args, kind):
-    srv = standalone(kind, args, "standalone-" + kind)
+def run_matrix(args, kind, rnd, mode_name):
+    """Every op at every shape against one server (standalone) or a 3-server ensemble."""
+    name = "%s-%s-r%d" % (mode_name, re.sub(r"[^A-Za-z0-9_.-]", "_", kind), rnd)
+    servers = standalone(kind, args, name) if mode_name == "standalone" else ensemble(kind, args, name)
+    out = []
     try:
         w, d = args.warmup, args.duration
-        for load in args.standalone_loads.split(","):
-            op, shape = load.split(":")
-            n, k = shape.split("x")
-            zk_load(args, srv, ["-o", op, "-b", 100, "-n", n, "-k", k, "-w", w, "-d", d],
-                    "standalone %s %s" % (op, shape), kind)
+        for op in args.ops.split(","):
+            for n, k in shapes_for(op, args.shapes.split(",")):
+                extra = ["-o", op, "-b", 100, "-n", n, "-k", k, "-w", w, "-d", d]
+                if op == "delete":
+                    extra += ["--pool", delete_pool(n, k, w + d)]
+                shape = "%dx%d" % (n, k)
+                out.append(zk_load(args, servers, extra, "%s %s %s r%d" % (mode_name, op, shape, rnd), kind,
+                                   tags={"part": "matrix", "mode": mode_name, "op": op, "shape": shape, "round": rnd}))
     finally:
-        for s in srv:
+        for s in servers:
             s.stop()
+    return out
 
 
-def run_ensemble(args, kind):
-    members = ensemble(kind, args, "ens-" + kind)
+def run_snapshot(args, kind, rnd):
+    """64x32 setData on a 3-server ensemble holding --tree-nodes znodes while snapshots happen."""
+    name = "snap-%s-r%d" % (base_kind(kind), rnd)
+    members = ensemble("%s@snapCount=%d" % (kind, args.snap_count), args, name)
     try:
-        w, d = args.warmup, args.duration
-        for op in ("set", "create"):
-            zk_load(args, members, ["-o", op, "-b", 100, "-n", 64, "-k", 1, "-w", w, "-d", d], "ensemble3 %s 64x1" % op, kind)
-            zk_load(args, members, ["-o", op, "-b", 100, "-n", 64, "-k", 8, "-w", w, "-d", d], "ensemble3 %s 64x8" % op, kind)
+        t0 = time.time()
+        fill = zk_load(args, members, ["-o", "createseq", "-b", 100, "-n", 16, "-k", 32, "-w", 0, "-d", 3600,
+                                       "--max-ops", args.tree_nodes, "--root", "/tree"],
+                       "snapshot tree %d r%d" % (args.tree_nodes, rnd), kind,
+                       tags={"part": "snapshot-fill", "round": rnd})
+        fill_s = time.time() - t0
+        zk = members[0].kind == "zookeeper"
+        offsets = {m.dir: os.path.getsize(os.path.join(m.dir, "server.log")) for m in members}
+        before = bench_snapshot.existing_snapshot_files(members) if zk else set()
+        timeline = os.path.join(args.work, "%s-latency.txt" % name)
+        poller = bench_snapshot.Poller(members, watch_files=zk)
+        poller.start()
+        try:
+            r = zk_load(args, members, ["-o", "set", "-b", 100, "-n", 64, "-k", 32, "-w", args.warmup,
+                                        "-d", args.snapshot_duration, "--latency-timeline", timeline],
+                        "snapshot 64x32 set r%d" % rnd, kind, tags={"part": "snapshot-load", "round": rnd})
+        finally:
+            poller.stop()
+        if zk:
+            windows = poller.file_windows(before)
+        else:
+            windows = sorted(w for m in members for w in bench_snapshot.zkraft_windows(
+                os.path.join(m.dir, "server.log"), offsets[m.dir]))
+        with open(timeline) as f:
+            points = [(int(a) / 1e6, int(b) / 1e6) for a, b in (line.split() for line in f if line.strip())]
+        if points:
+            lo, hi = points[0][0], points[-1][0]
+            windows = [w for w in windows if w[1] >= lo - 1 and w[0] <= hi]
+        inside, outside = bench_summary.split_by_windows(points, windows)
+        p_in = bench_summary.nearest_rank(inside, 0.999)
+        p_out = bench_summary.nearest_rank(outside, 0.999)
+        rec = {"part": "snapshot", "kind": base_kind(kind), "round": rnd, "tree_nodes": args.tree_nodes,
+               "fill_s": fill_s, "fill_ok": fill["ok"], "snap_count": args.snap_count,
+               "snapshot_windows": [[a, b] for a, b in windows],
+               "snapshot_window_s": bench_summary.union_length(windows),
+               "requests_during_snapshots": len(inside), "requests_outside": len(outside),
+               "p999_during_ms": p_in * 1e3 if p_in is not None else None,
+               "p999_outside_ms": p_out * 1e3 if p_out is not None else None,
+               "leader_changed": poller.leader_changed(), "leaders_seen": poller.leaders,
+               "no_leader_polls": poller.no_leader_polls,
+               "ops_per_s": r["ops_per_s"], "connection_failures": r["connection_failures"],
+               "error_replies": r["error_replies"]}
+        record(args, rec)
+        print("%-10s snapshot r%d: %d snapshots (%.1f s of %.1f s) under 64x32 set, write p999 %s ms during vs %s ms "
+              "outside (%d / %d requests), leader changed: %s, connfail %d; tree of %d filled in %.1f s"
+              % (base_kind(kind), rnd, len(windows), rec["snapshot_window_s"], args.snapshot_duration,
+                 bench_summary.fmt_num(rec["p999_during_ms"], 2), bench_summary.fmt_num(rec["p999_outside_ms"], 2),
+                 len(inside), len(outside), "yes" if rec["leader_changed"] else "no", r["connection_failures"],
+                 fill["ok"], fill_s), flush=True)
+        return rec
     finally:
         for s in members:
             s.stop()
 
 
-def run_failover(args, kind, runs=3):
-    for run in range(1, runs + 1):
-        members = ensemble(kind, args, "fo-%s-%d" % (kind, run))
-        try:
-            leader = next(m for m in members if mode(m.port) == "leader")
-            cmd = [args.zk_load, "--json", "--failover", "-s", hosts(members), "-n", 8, "-k", 1, "-b", 100,
-                   "-w", 0, "-d", args.failover_duration, "--io-timeout-ms", 2000,
-                   "--timeline", os.path.join(args.work, "timeline-%s-%s-%d.txt" % (args.failover_signal, kind, run))]
-            cmd = [str(x) for x in cmd]
-            la = loadavg()
-            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            time.sleep(args.failover_kill_after)
-            kill_us = int(time.time() * 1e6)
-            if args.failover_signal == "STOP":
-                leader.proc.send_signal(signal.SIGSTOP)  # frozen, sockets stay open: timeouts must notice
-            else:
-                leader.kill9()
-            out, err = p.communicate(timeout=args.failover_duration + 120)
-            r = json.loads(out)
-            with open(os.path.join(args.work, "timeline-%s-%s-%d.txt" % (args.failover_signal, kind, run))) as f:
-                times = [int(x) for x in f.read().split()]
-            # The outage: the largest gap between successful writes that ends after the kill. (Writes
-            # already committed may still be answered in the first moments after kill_us, which is
-            # taken just before the signal is sent.)
-            outage = max(((b - a, a, b) for a, b in zip(times, times[1:])
-                          if b > kill_us and kill_us - 1e6 <= a <= kill_us + 2e5), default=(0, 0, 0))
-            inside = outage[2] > 0
-            r.update({"label": "failover SIG%s run %d" % (args.failover_signal, run), "kind": kind, "kill_unix_us": kill_us,
-                      "outage_gap_ms": outage[0] / 1000.0, "outage_from_minus_kill_ms": (outage[1] - kill_us) / 1000.0,
-                      "kill_to_first_write_ms": (outage[2] - kill_us) / 1000.0 if inside else None,
-                      "new_leader": [m.myid for m in members if m.running() and mode(m.port) == "leader"],
-                      "loadavg_before": la, "command": " ".join(cmd)})
-            record(args, r)
-            print("%-10s failover SIG%s run %d: kill->first write after the outage %s ms (outage gap %.1f ms, starts %.1f ms "
-                  "after the kill stamp), largest gap of the run %.1f ms, writes %d, connfail %d, "
-                  "killed server.%d, new leader %s, load %s"
-                  % (kind, args.failover_signal, run, "%.1f" % r["kill_to_first_write_ms"] if inside else "n/a", r["outage_gap_ms"],
-                     r["outage_from_minus_kill_ms"], r["largest_gap_ms"], r["successful_writes"],
-                     r["connection_failures"], leader.myid,
-                     r["new_leader"], la), flush=True)
-        finally:
-            for s in members:
-                if args.failover_signal == "STOP":
-                    s.kill9()  # a stopped process never handles SIGTERM
-                s.stop()
+def ratio_line(label, per_kind, unit, fmt="%.1f", reference="zookeeper"):
+    """'label: zkraft 12.3 [10.1-14.0] unit, zookeeper ... ; ratio 0.50x' from {kind: [values]}."""
+    parts, meds = [], {}
+    for kind, values in per_kind.items():
+        mr = bench_summary.median_range(values)
+        if mr is None:
+            parts.append("%s n/a" % kind)
+            continue
+        meds[kind] = mr[0]
+        parts.append(("%s " + fmt + " [" + fmt + "-" + fmt + "] %s") % (kind, mr[0], mr[1], mr[2], unit))
+    ratios = ["%s/%s %.2fx" % (k, reference, v / meds[reference]) for k, v in meds.items()
+              if k != reference and meds.get(reference)]
+    return "- %s: %s%s" % (label, ", ".join(parts), ("; " + ", ".join(ratios)) if ratios else "")
 
 
-def run_memory(args, kind, count=200000):
-    srv = standalone(kind, args, "mem-" + kind)
-    try:
-        pid = srv[0].proc.pid
-        before = rss_kib(pid)
-        t0 = time.time()
-        r = zk_load(args, srv, ["-o", "create", "-b", 100, "-n", 16, "-k", 16, "-w", 0, "-d", 600,
-                                "--max-ops", count, "--root", "/mem"], "memory create %d" % count, kind)
-        took = time.time() - t0
-        time.sleep(2)
-        after = rss_kib(pid)
-        stat = four_letter(srv[0].port, "mntr")
-        znodes = [l for l in stat.splitlines() if "znode_count" in l]
-        heap = ""
-        if kind == "zookeeper" and shutil.which("jcmd"):
-            heap = subprocess.run(["jcmd", str(pid), "GC.heap_info"], capture_output=True, text=True).stdout
-            print(heap.strip(), flush=True)
-        rec = {"label": "memory", "kind": kind, "rss_before_kib": before, "rss_after_kib": after,
-               "created_ok": r["ok"], "seconds": took, "mntr": znodes,
-               "heap": ZK_HEAP if kind == "zookeeper" else None, "heap_info": heap}
-        record(args, rec)
-        print("%-10s memory: RSS %.1f MiB before, %.1f MiB after %d creates of 100 B (%.0f s) %s"
-              % (kind, before / 1024, after / 1024, r["ok"], took, znodes), flush=True)
-    finally:
-        for s in srv:
-            s.stop()
+def summary(args, results, limits_lines):
+    out = ["# compare.py summary, %s UTC" % time.strftime("%Y-%m-%d %H:%M", time.gmtime()), ""]
+    out += ["- " + line for line in limits_lines]
+    out.append("- loadavg at start %s, at end %s; rounds %d; warm-up %.1f s, measured %.1f s per case%s"
+               % (args.loadavg_start, loadavg(), args.rounds, args.warmup, args.duration,
+                  " (--quick: smoke figures, not for comparison)" if args.quick else ""))
+    matrix = [r for r in results if r.get("part") == "matrix"]
+    if matrix:
+        out += ["", "## Ops x shapes (ratio = kind / zookeeper, per round; median [range])", ""]
+        out += bench_summary.format_table(bench_summary.figure_rows(matrix))
+    extra = []
+    snaps = [r for r in results if r.get("part") == "snapshot"]
+    if snaps:
+        kinds = list(dict.fromkeys(r["kind"] for r in snaps))
+        extra.append(ratio_line("snapshot, write p999 during snapshots (ms)",
+                                {k: [r["p999_during_ms"] for r in snaps if r["kind"] == k] for k in kinds}, "ms"))
+        extra.append(ratio_line("snapshot, write p999 outside snapshots (ms)",
+                                {k: [r["p999_outside_ms"] for r in snaps if r["kind"] == k] for k in kinds}, "ms"))
+        for k in kinds:
+            mine = [r for r in snaps if r["kind"] == k]
+            during = [r["p999_during_ms"] / r["p999_outside_ms"] for r in mine
+                      if r["p999_during_ms"] is not None and r["p999_outside_ms"]]
+            extra.append("- snapshot, %s: during/outside p999 %s (target: at most 2x); snapshots seen %s; leader "
+                         "changed in %d of %d runs" % (k, bench_summary.fmt_ratio(bench_summary.median_range(during)),
+                                                       [len(r["snapshot_windows"]) for r in mine],
+                                                       sum(1 for r in mine if r["leader_changed"]), len(mine)))
+    fo = [r for r in results if r.get("part") == "failover"]
+    if fo:
+        kinds = list(dict.fromkeys(r["kind"] for r in fo))
+        extra.append(ratio_line("leader kill (SIG%s), kill to first write after the outage" % args.failover_signal,
+                                {k: [r["kill_to_first_write_ms"] for r in fo if r["kind"] == k] for k in kinds}, "ms"))
+    mem = [r for r in results if r.get("part") == "memory"]
+    if mem:
+        kinds = list(dict.fromkeys(r["kind"] for r in mem))
+        extra.append(ratio_line("RSS after %d znodes of 100 B" % args.memory_nodes,
+                                {k: [r["rss_after_kib"] / 1024 for r in mem if r["kind"] == k] for k in kinds}, "MiB"))
+    rs = [r for r in results if r.get("part") == "restart"]
+    if rs:
+        kinds = list(dict.fromkeys(r["kind"] for r in rs))
+        extra.append(ratio_line("restart to serving %d znodes (median of %d runs)" % (args.memory_nodes, args.restart_runs),
+                                {k: [r["median_s"] for r in rs if r["kind"] == k] for k in kinds}, "s", fmt="%.3f"))
+    if extra:
+        out += ["", "## Snapshot, failover, memory, restart", ""] + extra
+    return out
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--zk-load", required=True)
     ap.add_argument("--zkraft", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--only", default="standalone,ensemble,failover,memory")
+    ap.add_argument("--only", default=ALL_PARTS, help="parts, in order (default: %s)" % ALL_PARTS)
     ap.add_argument("--kinds", default="zkraft,zookeeper")
     ap.add_argument("--baseline", help="an older zkraft-server binary, run as kind 'baseline'")
-    ap.add_argument("--standalone-loads", default="set:1x1,set:64x8,create:1x1,create:64x8,get:1x1,get:64x8",
-                    help="op:SESSIONSxINFLIGHT runs of the standalone part")
+    ap.add_argument("--ops", default=ALL_OPS, help="zk_load ops (default: %s)" % ALL_OPS)
+    ap.add_argument("--shapes", default=ALL_SHAPES, help="SESSIONSxINFLIGHT (default: %s)" % ALL_SHAPES)
+    ap.add_argument("--rounds", type=int, default=3, help="repetitions, the kinds' order alternating")
+    ap.add_argument("--quick", action="store_true", help="every case for about 1 s, small trees: a smoke test")
     ap.add_argument("--warmup", type=float, default=2)
     ap.add_argument("--duration", type=float, default=8)
+    ap.add_argument("--tree-nodes", type=int, default=1000000, help="snapshot: znodes in the tree first")
+    ap.add_argument("--snap-count", type=int, default=100000, help="snapshot: snapCount of both servers")
+    ap.add_argument("--snapshot-duration", type=float, default=30, help="snapshot: seconds of 64x32 setData")
+    ap.add_argument("--memory-nodes", type=int, default=1000000, help="memory and restart: znodes of 100 B")
+    ap.add_argument("--restart-runs", type=int, default=3)
+    ap.add_argument("--limits-seconds", type=float, default=3)
     ap.add_argument("--failover-duration", type=float, default=15)
     ap.add_argument("--failover-kill-after", type=float, default=5)
-    ap.add_argument("--failover-runs", type=int, default=3)
+    ap.add_argument("--failover-runs", type=int, default=1, help="leader kills per round and kind")
+    ap.add_argument("--fail-on-errors", action="store_true",
+                    help="exit 1 if a case had error replies, connection failures or no op at all, or a "
+                         "snapshot run saw no snapshot (for the ctest smoke run)")
     ap.add_argument("--failover-signal", choices=["KILL", "STOP"], default="KILL",
                     help="KILL: kill -9 the leader; STOP: freeze it with SIGSTOP (no socket is closed)")
     args = ap.parse_args()
+    if args.quick:
+        given = set(a.split("=")[0] for a in sys.argv[1:])
+        for flag, value in [("--warmup", 0.3), ("--duration", 1.0), ("--tree-nodes", 20000), ("--snap-count", 20000),
+                            ("--snapshot-duration", 3.0), ("--memory-nodes", 20000), ("--restart-runs", 1),
+                            ("--limits-seconds", 0.5), ("--failover-duration", 5.0), ("--failover-kill-after", 1.5),
+                            ("--rounds", 1)]:
+            if flag not in given:
+                setattr(args, flag[2:].replace("-", "_"), value)
     # Servers run in their own directories: binaries by absolute path.
     args.zkraft = os.path.abspath(args.zkraft)
     args.zk_load = os.path.abspath(args.zk_load)
+    args.work = os.path.abspath(args.work)
     if args.baseline:
         args.baseline = os.path.abspath(args.baseline)
     os.makedirs(args.work, exist_ok=True)
-    print("loadavg at start: %s" % loadavg(), flush=True)
+    args.loadavg_start = loadavg()
+    print("loadavg at start: %s" % args.loadavg_start, flush=True)
+    kinds = args.kinds.split(",")
+    results, limits_lines = [], []
     for part in args.only.split(","):
-        for kind in args.kinds.split(","):
-            if part == "standalone":
-                run_standalone(args, kind)
-            elif part == "ensemble":
-                run_ensemble(args, kind)
-            elif part == "failover":
-                run_failover(args, kind, args.failover_runs)
-            elif part == "memory":
-                run_memory(args, kind)
-    print("loadavg at end: %s" % loadavg(), flush=True)
+        if part == "limits":
+            rec, limits_lines = bench_limits.measure(args.work, args.limits_seconds)
+            rec["part"] = "limits"
+            record(args, rec)
+            print("\n".join(limits_lines), flush=True)
+            continue
+        if part not in ALL_PARTS.split(","):
+            raise SystemExit("unknown part %r (parts: %s)" % (part, ALL_PARTS))
+        rounds = 1 if part in ("memory", "restart") else args.rounds
+        for rnd in range(1, rounds + 1):
+            order = kinds if rnd % 2 == 1 else list(reversed(kinds))
+            for kind in order:
+                if part in ("standalone", "ensemble"):
+                    results += run_matrix(args, kind, rnd, part if part == "standalone" else "ensemble3")
+                elif part == "snapshot":
+                    results.append(run_snapshot(args, kind, rnd))
+                elif part == "failover":
+                    results += run_failover(args, kind, rnd, args.failover_runs)
+                elif part == "memory":
+                    results.append(run_memory(args, kind, args.memory_nodes))
+                elif part == "restart":
+                    results.append(run_restart(args, kind))
+    for r in results:
+        r["kind"] = base_kind(r["kind"]) if r.get("part") != "matrix" else r["kind"]
+    table = summary(args, results, limits_lines)
+    with open(os.path.join(args.work, "summary.md"), "w") as f:
+        f.write("\n".join(table) + "\n")
+    print("\n" + "\n".join(table), flush=True)
+    if args.fail_on_errors:
+        bad = bench_summary.failures(results)
+        if bad:
+            print("FAILED:\n  " + "\n  ".join(bad), flush=True)
+            return 1
+    return 0
 
 
 if __name__ == "__main__":

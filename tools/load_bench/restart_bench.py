@@ -33,7 +33,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import Server, free_port, four_letter, loadavg  # noqa: E402
+from bench_servers import Server, free_port, four_letter, loadavg  # noqa: E402
 
 PHASES = [
     ("open", re.compile(r"raft node \d+: recovered")),
@@ -110,7 +110,7 @@ def main():
         s.start()
         wait_node_count(port, args.timeout)
         t0 = time.time()
-        cmd = [args.zk_load, "--json", "-s", "127.0.0.1:%d" % port, "-o", "create", "-b", "100", "-n", "16",
+        cmd = [args.zk_load, "--json", "-s", "127.0.0.1:%d" % port, "-o", "createseq", "-b", "100", "-n", "16",
                "-k", "16", "-w", "0", "-d", "600", "--max-ops", str(args.znodes), "--root", "/mem"]
         subprocess.run(cmd, check=True, capture_output=True, timeout=900)
         print("filled %d znodes in %.1f s (node count %s)" % (args.znodes, time.time() - t0, node_count(port)))

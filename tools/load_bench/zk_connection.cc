@@ -128,10 +128,30 @@ bool ZkConnection::send_reconfig(int32_t xid, const std::string& joining, const 
   return write_all(request_frame(xid, jute::op::kReconfig, r));
 }
 
-bool ZkConnection::send_get_data(int32_t xid, const std::string& path) {
+bool ZkConnection::send_get_data(int32_t xid, const std::string& path, bool watch) {
   jute::GetDataRequest r;
   r.path = path;
+  r.watch = watch;
   return write_all(request_frame(xid, jute::op::kGetData, r));
+}
+
+bool ZkConnection::send_exists(int32_t xid, const std::string& path) {
+  jute::ExistsRequest r;
+  r.path = path;
+  return write_all(request_frame(xid, jute::op::kExists, r));
+}
+
+bool ZkConnection::send_get_children(int32_t xid, const std::string& path) {
+  jute::GetChildrenRequest r;
+  r.path = path;
+  return write_all(request_frame(xid, jute::op::kGetChildren, r));
+}
+
+bool ZkConnection::send_delete(int32_t xid, const std::string& path) {
+  jute::DeleteRequest r;
+  r.path = path;
+  r.version = -1;
+  return write_all(request_frame(xid, jute::op::kDelete, r));
 }
 
 bool ZkConnection::read_reply(jute::ReplyHeader& out) {
@@ -141,6 +161,17 @@ bool ZkConnection::read_reply(jute::ReplyHeader& out) {
     jute::Reader r(body);
     if (!jute::decode(r, out)) return fail("bad ReplyHeader");
     if (out.xid == jute::xid::kPing || out.xid == jute::xid::kNotification) continue;
+    return true;
+  }
+}
+
+bool ZkConnection::read_message(jute::ReplyHeader& out) {
+  std::string body;
+  while (true) {
+    if (!read_frame(body)) return false;
+    jute::Reader r(body);
+    if (!jute::decode(r, out)) return fail("bad ReplyHeader");
+    if (out.xid == jute::xid::kPing) continue;
     return true;
   }
 }

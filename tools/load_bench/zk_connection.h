@@ -2,8 +2,9 @@
 // ZkConnection: one ZooKeeper client session over a blocking TCP socket, speaking the jute wire
 // protocol with zkraft's jute/ library. Made for load generation: requests are written as they
 // come (pipelined, the caller keeps its own count of outstanding ones) and replies are read one at
-// a time in order. No watches, no reconnect logic: a failed connection is thrown away by the
-// caller, which opens a new one.
+// a time in order. Watches are only set and their notifications read (read_message) for the watch
+// fan-out figure; no reconnect logic: a failed connection is thrown away by the caller, which
+// opens a new one.
 //
 // Invariant: once any I/O call fails (returns false), the connection is closed and every later
 // call fails too; error() says why.
@@ -38,7 +39,10 @@ class ZkConnection {
   // Writes one request frame. xid must be >= 1; op is a jute/opcodes.h code matching body.
   bool send_create(int32_t xid, const std::string& path, const std::string& data, int32_t flags);
   bool send_set_data(int32_t xid, const std::string& path, const std::string& data);
-  bool send_get_data(int32_t xid, const std::string& path);
+  bool send_get_data(int32_t xid, const std::string& path, bool watch = false);
+  bool send_exists(int32_t xid, const std::string& path);
+  bool send_get_children(int32_t xid, const std::string& path);  // getChildren (op 8), no watch
+  bool send_delete(int32_t xid, const std::string& path);         // any version
   // addauth (its reply has xid -4); reconfig (op 16; incremental when new_members is empty).
   bool send_auth(const std::string& scheme, const std::string& credential);
   bool send_reconfig(int32_t xid, const std::string& joining, const std::string& leaving,
@@ -46,6 +50,8 @@ class ZkConnection {
 
   // Reads the next reply to a request, skipping ping replies and notifications.
   bool read_reply(jute::ReplyHeader& out);
+  // Reads the next reply or notification (out.xid == -1), skipping only ping replies.
+  bool read_message(jute::ReplyHeader& out);
 
   // Sends closeSession and waits (bounded by the io timeout) for its reply or EOF.
   void close_session();
@@ -53,6 +59,7 @@ class ZkConnection {
 
   bool is_open() const { return fd_ >= 0; }
   int64_t session_id() const { return session_id_; }
+  int fd() const { return fd_; }  // for poll(); -1 when closed
   const std::string& error() const { return error_; }
 
  private:
