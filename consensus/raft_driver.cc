@@ -221,6 +221,11 @@ void RaftDriver::finish_ready(const Ready& rd) {
   }
   core_->advance(rd);
   ready_in_flight_ = false;
+  if (deferred_snapshot_keep_tail_) {
+    const uint64_t keep_tail = *deferred_snapshot_keep_tail_;
+    deferred_snapshot_keep_tail_.reset();
+    request_snapshot(keep_tail);
+  }
   maybe_snapshot();
 }
 
@@ -264,7 +269,16 @@ void RaftDriver::maybe_snapshot() {
 
 void RaftDriver::request_snapshot(uint64_t keep_tail) {
   if (stopped_ || snapshot_requested_) return;
-  const Index index = std::min(applied_, core_->applied_index());
+  // The application's state is at applied_, and a snapshot must be labelled with exactly that
+  // index. While committed entries applied early (apply_durable_committed) wait for their Ready
+  // to finish, the core's applied index is behind and could not take a snapshot there: ask once
+  // the Ready finished. (Labelling such a state with the core's lower index made a restore
+  // replay entries already in it: sim seed 5410.)
+  if (applied_ > core_->applied_index()) {
+    deferred_snapshot_keep_tail_ = keep_tail;
+    return;
+  }
+  const Index index = applied_;
   if (index <= last_snapshot_index_) return;
   snapshot_requested_ = true;
   app_.request_snapshot(index, [mb = mailbox_, this, keep_tail](Index at, std::string data) {

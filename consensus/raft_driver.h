@@ -37,6 +37,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -169,6 +170,7 @@ class RaftDriver {
   bool ready_in_flight_ = false;
   bool pump_posted_ = false;
   bool snapshot_requested_ = false;
+  std::optional<uint64_t> deferred_snapshot_keep_tail_;  // asked while applied_ ran ahead of the core
   Index applied_ = 0;
   Index last_snapshot_index_ = 0;
   Index stored_snapshot_index_ = 0;  // the newest snapshot known to be on disk

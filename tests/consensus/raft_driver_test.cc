@@ -283,6 +283,45 @@ TEST(RaftDriver, OneReadyInFlightWhileTheDiskIsBusy) {
   EXPECT_EQ(h.storage.ops.front().entries[0].data, "b");
 }
 
+TEST(RaftDriver, CommittedEntriesOnDiskApplyBeforeTheNextWriteThoseInItAfterIt) {
+  Harness h({1, 2, 3});
+  h.executor.run();
+  h.driver->step(append_from_leader(2, 1, 0, {"a"}, 0));
+  h.settle();
+  // "a" is on disk; the leader commits it and sends "b": "a" applies before b's write completes.
+  h.driver->step(append_from_leader(2, 1, 1, {"b"}, 2));
+  ASSERT_EQ(h.storage.ops.size(), 1u);
+  EXPECT_EQ(h.applied_data(), (std::vector<std::string>{"a"}));
+  h.storage.complete_one();
+  h.executor.run();
+  EXPECT_EQ(h.applied_data(), (std::vector<std::string>{"a", "b"}));
+}
+
+// A snapshot is labelled with exactly the index of the state it holds. While an entry applied
+// early waits for its Ready, the core's applied index is behind the application's: a snapshot
+// asked for then waits for the Ready (before, it was labelled with the core's lower index, and a
+// restore replayed an entry the state already held: sim seed 5410).
+TEST(RaftDriver, SnapshotAskedWhileAnEarlyAppliedEntryWaitsIsTakenAtTheApplicationsIndex) {
+  Harness h({1, 2, 3});
+  h.app.hold_snapshot_requests = true;
+  h.executor.run();
+  h.driver->step(append_from_leader(2, 1, 0, {"a"}, 0));
+  h.settle();
+  h.driver->step(append_from_leader(2, 1, 1, {"b"}, 1));
+  h.settle();
+  h.driver->step(append_from_leader(2, 1, 2, {"c"}, 2));  // "b" applies early, "c" is written
+  ASSERT_EQ(h.storage.ops.size(), 1u);
+  ASSERT_EQ(h.app.applied.back().index, 2u);
+  h.driver->snapshot_now(0);
+  h.executor.run();
+  EXPECT_TRUE(h.app.requested.empty());
+  h.storage.complete_one();
+  h.executor.run();
+  ASSERT_EQ(h.app.requested.size(), 1u);
+  EXPECT_EQ(h.app.requested[0], 2u);
+  EXPECT_EQ(h.app.requested[0], h.app.applied.back().index);
+}
+
 TEST(RaftDriver, ProposeAndReadIndexNeverCallBackInsideTheCall) {
   Harness h;
   h.elect();
