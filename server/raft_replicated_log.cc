@@ -236,7 +236,9 @@ void RaftReplicatedLog::take_snapshot_for(SnapshotWanted& want) {
     return;
   }
   // Everything up to want.index is applied and nothing after it: the child's image is exactly
-  // the state the driver asked for.
+  // the state the driver asked for. A snapshot labelled with another index would make a restore
+  // skip or replay entries.
+  ZKRAFT_INVARIANT(applied_index_ == want.index, "a snapshot holds exactly the state at its index");
   snapshot_child_.reset();  // the previous one has answered (one request at a time)
   const auto forked_at = std::chrono::steady_clock::now();
   std::string error;
