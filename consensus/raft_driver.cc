@@ -246,8 +246,10 @@ void RaftDriver::apply_entries(const std::vector<Entry>& entries) {
 
 void RaftDriver::maybe_snapshot() {
   if (stopped_) return;
-  const bool by_count = options_.snapshot_every > 0 && applied_ >= last_snapshot_index_ + options_.snapshot_every;
-  const bool by_bytes = options_.snapshot_bytes > 0 && applied_bytes_since_snapshot_ >= options_.snapshot_bytes;
+  const bool by_count =
+      options_.snapshot_every > 0 && applied_ >= last_snapshot_index_ + options_.snapshot_every;
+  const bool by_bytes =
+      options_.snapshot_bytes > 0 && applied_bytes_since_snapshot_ >= options_.snapshot_bytes;
   if (!by_count && !by_bytes) return;
   request_snapshot(options_.keep_tail);
 }
