@@ -24,7 +24,9 @@ TEST(PathKey, KeepsEveryLengthAcrossTheInlineLimit) {
     EXPECT_EQ(k.empty(), n == 0);
     PathKey copy(k);
     EXPECT_EQ(copy.view(), s);
-    if (n > 0) EXPECT_NE(copy.data(), k.data()) << "the copy shares the bytes";
+    if (n > 0) {
+      EXPECT_NE(copy.data(), k.data()) << "the copy shares the bytes";
+    }
     const char* before = k.data();
     PathKey moved(std::move(k));
     EXPECT_EQ(moved.view(), s);
