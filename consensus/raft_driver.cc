@@ -5,6 +5,8 @@
 #include <mutex>
 #include <utility>
 
+#include "consensus/messages.h"
+
 namespace zkraft::consensus {
 
 // Completions arrive on other threads (the storage thread, the state machine's thread) and may
@@ -206,6 +208,7 @@ void RaftDriver::finish_ready(const Ready& rd) {
     if (stopped_) return;
     applied_ = std::max(applied_, meta.index);
     last_snapshot_index_ = std::max(last_snapshot_index_, meta.index);
+    applied_bytes_since_snapshot_ = 0;
     stored_snapshot_index_ = std::max(stored_snapshot_index_, meta.index);  // stored before this write
     applied_membership_ = meta.membership;
     app_.on_membership(applied_membership_);
@@ -245,6 +248,7 @@ void RaftDriver::apply_entries(std::span<const Entry> entries) {
   for (const Entry& e : entries) {
     if (e.index <= applied_) continue;  // already covered by a restored snapshot
     applied_ = e.index;
+    applied_bytes_since_snapshot_ += entry_size(e);
     if (e.type == EntryType::kNormal) {
       app_.apply(e);
     } else if (e.type == EntryType::kConfChange) {
@@ -262,8 +266,12 @@ void RaftDriver::apply_entries(std::span<const Entry> entries) {
 // ---------------------------------------------------------------- snapshots
 
 void RaftDriver::maybe_snapshot() {
-  if (stopped_ || options_.snapshot_every == 0) return;
-  if (applied_ < last_snapshot_index_ + options_.snapshot_every) return;
+  if (stopped_) return;
+  const bool by_count =
+      options_.snapshot_every > 0 && applied_ >= last_snapshot_index_ + options_.snapshot_every;
+  const bool by_bytes =
+      options_.snapshot_bytes > 0 && applied_bytes_since_snapshot_ >= options_.snapshot_bytes;
+  if (!by_count && !by_bytes) return;
   request_snapshot(options_.keep_tail);
 }
 
@@ -281,6 +289,8 @@ void RaftDriver::request_snapshot(uint64_t keep_tail) {
   const Index index = applied_;
   if (index <= last_snapshot_index_) return;
   snapshot_requested_ = true;
+  // What is applied from now on counts towards the next one.
+  applied_bytes_since_snapshot_ = 0;
   app_.request_snapshot(index, [mb = mailbox_, this, keep_tail](Index at, std::string data) {
     // Shared, not copied: the bytes can be the whole state machine.
     auto bytes = std::make_shared<const std::string>(std::move(data));
@@ -298,7 +308,12 @@ void RaftDriver::snapshot_answered(Index index, SnapshotBytes data, uint64_t kee
     maybe_snapshot();
     return;
   }
-  const Index compact_to = meta.index > keep_tail ? meta.index - keep_tail : 0;
+  // The kept tail ends at the snapshot (the core keeps the entries up to it: snapshot_taken
+  // refuses a snapshot behind the log's start).
+  const RaftLog& log = core_->log();
+  const Index compact_to = meta.index <= log.last_index() && meta.index >= log.offset()
+                               ? log.tail_start(meta.index, keep_tail, options_.keep_tail_bytes)
+                               : (meta.index > keep_tail ? meta.index - keep_tail : 0);
   const size_t bytes = data->size();
   io_.storage.store_snapshot(meta, std::move(data), compact_to, [mb = mailbox_, this, index](Status s) {
     if (s.is_ok()) {

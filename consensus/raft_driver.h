@@ -30,10 +30,13 @@
 //   - no application callback runs inside a call the application makes: propose(), read_index(),
 //     change_membership(), transfer_leadership() and snapshot_now() only schedule a pump;
 //   - a failed storage operation stops the driver for good and calls app.on_fatal_error();
-//   - snapshots: after options.snapshot_every applied entries the driver asks the application
-//     for one (request_snapshot, answered asynchronously); with the answer it calls
-//     core.snapshot_taken, stores the snapshot and compacts, keeping options.keep_tail entries
-//     behind it for slow followers. One request is outstanding at a time.
+//   - snapshots: after options.snapshot_every applied entries, or once the entries applied
+//     since the last snapshot hold options.snapshot_bytes (entry_size), the driver asks the
+//     application for one (request_snapshot, answered asynchronously); with the answer it calls
+//     core.snapshot_taken, stores the snapshot and compacts, keeping at most options.keep_tail
+//     entries and options.keep_tail_bytes behind it for slow followers. One request is
+//     outstanding at a time. The core holds its log in memory, so the two byte bounds are what
+//     bound its size when entries are large (1 MB setData).
 
 #include <cstdint>
 #include <memory>
@@ -86,6 +89,11 @@ class RaftDriverObserver {
 struct RaftDriverOptions {
   uint64_t snapshot_every = 0;  // ask for a snapshot after this many applied entries; 0 = never
   uint64_t keep_tail = 0;       // entries kept behind a snapshot for slow followers
+  // Also ask for a snapshot once the entries applied since the last one hold this many bytes
+  // (entry_size, counted as they are applied); 0 = no byte trigger.
+  uint64_t snapshot_bytes = 0;
+  // The kept tail holds at most this many bytes too (whole entries; 0 = bounded by count only).
+  uint64_t keep_tail_bytes = 0;
 };
 
 class RaftDriver {
@@ -128,7 +136,8 @@ class RaftDriver {
   ProposeResult change_membership(const ConfChange& cc);
   RaftError transfer_leadership(NodeId to);
   // Asks for a snapshot now (regardless of snapshot_every), keeping `keep_tail` entries behind
-  // it; nothing happens if one is outstanding or nothing was applied since the last.
+  // it (and at most options.keep_tail_bytes); nothing happens if one is outstanding or nothing
+  // was applied since the last.
   void snapshot_now(uint64_t keep_tail);
 
   // ---- introspection ----
@@ -136,6 +145,8 @@ class RaftDriver {
   Index applied_index() const { return applied_; }  // last entry handed to the app (or snapshot)
   const Membership& applied_membership() const { return applied_membership_; }
   bool snapshot_requested() const { return snapshot_requested_; }
+  // Bytes (entry_size) of the entries applied since the last snapshot was asked for or restored.
+  uint64_t applied_bytes_since_snapshot() const { return applied_bytes_since_snapshot_; }
 
  private:
   struct Mailbox;  // shared with completions that may outlive the driver
@@ -173,6 +184,7 @@ class RaftDriver {
   std::optional<uint64_t> deferred_snapshot_keep_tail_;  // asked while applied_ ran ahead of the core
   Index applied_ = 0;
   Index last_snapshot_index_ = 0;
+  uint64_t applied_bytes_since_snapshot_ = 0;
   Index stored_snapshot_index_ = 0;  // the newest snapshot known to be on disk
   bool snapshot_load_in_flight_ = false;
   Membership applied_membership_;

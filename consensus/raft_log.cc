@@ -90,4 +90,19 @@ void RaftLog::compact(Index through) {
   stable_ = std::max(stable_, offset_);
 }
 
+Index RaftLog::tail_start(Index through, uint64_t max_entries, size_t max_bytes) const {
+  ZKRAFT_INVARIANT(offset_ <= through && through <= last_index(), "the tail ends within the log");
+  const Index by_count = through - offset_ > max_entries ? through - max_entries : offset_;
+  if (max_bytes == 0) return by_count;
+  // Walks back from `through` only as far as the count allows: at most max_entries steps.
+  size_t bytes = 0;
+  Index start = through;
+  while (start > by_count) {
+    bytes += entry_size(at(start));
+    if (bytes > max_bytes) break;
+    --start;
+  }
+  return start;
+}
+
 }  // namespace zkraft::consensus

@@ -62,6 +62,11 @@ class RaftLog {
   void restore(Index index, Term term);
   // Drops entries <= through (offset() < through <= last_index()).
   void compact(Index through);
+  // Where to compact so that the entries kept up to `through` (offset() <= through <=
+  // last_index()) are at most `max_entries` and hold at most `max_bytes` (entry_size; 0 = no
+  // byte bound): the largest such tail, possibly empty (then `through` itself is returned).
+  // Never below offset().
+  Index tail_start(Index through, uint64_t max_entries, size_t max_bytes) const;
 
  private:
   Index offset_;

@@ -187,6 +187,8 @@ bool RaftNode::open(std::string* error) {
   RaftDriverOptions dopt;
   dopt.snapshot_every = options_.snapshot_every;
   dopt.keep_tail = options_.keep_tail;
+  dopt.snapshot_bytes = options_.snapshot_bytes;
+  dopt.keep_tail_bytes = options_.keep_tail_bytes;
   wiring_ = std::make_unique<Wiring>(*this);
   // Hands a stored snapshot to app.restore_snapshot.
   driver_ = std::make_unique<RaftDriver>(rc, std::move(rec), [this] { return rng_(); }, dopt,

@@ -92,6 +92,11 @@ struct RaftNodeOptions {
   uint64_t fsync_warning_ms = 1000;  // slower fsyncs are logged and counted; 0 = never
   uint64_t snapshot_every = 100000;  // take a snapshot after this many applied entries
   uint64_t keep_tail = 5000;         // entries kept behind a snapshot for slow followers
+  // The log after the compaction point is held in memory: a snapshot is also taken once the
+  // entries applied since the last hold this many bytes, and the kept tail holds at most
+  // keep_tail_bytes (0 = no byte bound; see RaftDriverOptions).
+  uint64_t snapshot_bytes = 64ull << 20;
+  uint64_t keep_tail_bytes = 8ull << 20;
   std::string cluster_name;          // peers with a different non-empty name are refused
   PeerAuthOptions peer_auth;         // quorum authentication on the peer port (off by default)
   // sslQuorum: mutual TLS between servers (PeerTransportOptions::tls); null = plain.

@@ -15,10 +15,14 @@ struct StorageOptions {
   // LevelDB environment; nullptr means leveldb::Env::Default(). Not owned; must outlive the storage.
   leveldb::Env* env = nullptr;
   bool create_if_missing = true;
-  // LevelDB memtable size: bigger batches fewer level-0 files.
-  size_t write_buffer_size = 16 << 20;
-  // LevelDB block cache for reads of older entries (0 = LevelDB's 8 MB default).
-  size_t block_cache_bytes = 0;
+  // LevelDB memtable size (LevelDB's own default). Up to two are resident (one being flushed),
+  // and a 170 MB snapshot passes through them; 16 MiB cost ~20 MB of RSS at 1,000,000 znodes
+  // for no measured write gain (docs/benchmarks.md, "LevelDB's memory").
+  size_t write_buffer_size = 4 << 20;
+  // LevelDB block cache (0 = LevelDB's 8 MB default). In steady state nothing reads through it:
+  // the Raft core holds the log since the last compaction in memory, start-up reads the log
+  // tail once in order and the snapshot with fill_cache off; 1 MiB serves the odd term lookup.
+  size_t block_cache_bytes = 1 << 20;
   // Snapshot data is stored as chunks of this many bytes.
   size_t snapshot_chunk_bytes = 1 << 20;
 };

@@ -88,6 +88,10 @@ struct Config {
   // waits to be added by a reconfig (zoo.cfg zkraft.joining=true, ignored by ZooKeeper).
   bool joining = false;
   int64_t snap_count = 100000;          // snapshot after about this many entries
+  // zookeeper.snapSizeLimitInKb: also snapshot once the log since the last snapshot holds this
+  // many KiB; <= 0 = no size trigger. ZooKeeper's default is 4 GiB of log on disk; zkraft's
+  // log tail lives in memory, hence 64 MiB (see raft_options.cc).
+  int64_t snap_size_limit_kb = 65536;
 
   // The container/TTL reaper (ZooKeeper's ContainerManager, run by the leader): how often it
   // looks for empty containers and expired TTL nodes, how many removals it proposes per minute

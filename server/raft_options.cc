@@ -17,6 +17,18 @@ std::optional<consensus::RaftNodeOptions> raft_options(const Config& config, std
   o.fsync_warning_ms = static_cast<uint64_t>(config.fsync_warning_threshold_ms);
   o.snapshot_every = static_cast<uint64_t>(std::max<int64_t>(config.snap_count, 100));
   o.keep_tail = std::min<uint64_t>(5000, o.snapshot_every);
+  // The Raft log since the last snapshot is held in memory (ZooKeeper's is on disk, so its
+  // snapSizeLimitInKb default is 4 GiB). 64 MiB bounds it when entries are large (1 MB setData:
+  // a snapshot every 64 entries instead of every 100,000, i.e. 100 GB) and leaves small writes
+  // to snapCount: 100,000 creates of 100 B are ~27 MB of entries. The kept tail for slow
+  // followers is bounded the same way: 5000 entries or 8 MiB, whichever is less.
+  if (config.snap_size_limit_kb <= 0) {
+    o.snapshot_bytes = 0;
+  } else {
+    const uint64_t kb = static_cast<uint64_t>(config.snap_size_limit_kb);
+    o.snapshot_bytes = kb > (UINT64_MAX >> 10) ? UINT64_MAX : kb << 10;
+  }
+  o.keep_tail_bytes = o.snapshot_bytes == 0 ? (8ull << 20) : std::min<uint64_t>(8ull << 20, o.snapshot_bytes);
   // The election timeout follows the ZooKeeper config: syncLimit ticks, at least a second, so a
   // follower that stops hearing the leader for that long looks for a new one. Raft's own tick
   // is a fraction of it for heartbeats.

@@ -1,7 +1,8 @@
 #pragma once
 // One znode as the tree stores it. Kept small on purpose (the tree must use less memory per node
-// than ZooKeeper): the full path lives only once, as the key of the tree's path index; children
-// are pointers to those index entries; ACLs are ids into the AclCache.
+// than ZooKeeper): the full path lives only once, as the key of the tree's path index (inline
+// up to 30 bytes, tree/path_key.h); children are pointers to those index entries; ACLs are ids
+// into the AclCache.
 
 #include <cstdint>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "tree/node_data.h"
+#include "tree/path_key.h"
 
 namespace zkraft::tree {
 
@@ -18,7 +20,7 @@ enum class NodeKind : uint8_t { kPersistent = 0, kEphemeral = 1, kContainer = 2,
 struct Znode;
 // An entry of the path index: the full path and its node. Its address never changes while the
 // node exists (the index is node-based), so children can point at it.
-using ZnodeEntry = std::pair<const std::string, Znode>;
+using ZnodeEntry = std::pair<const PathKey, Znode>;
 
 struct Znode {
   int64_t czxid = 0;
@@ -49,5 +51,6 @@ struct Znode {
 // 104 bytes keeps an index entry (next pointer, path, node, cached hash) at 152 bytes, which glibc
 // serves from a 160-byte chunk; 8 more bytes would cost 16.
 static_assert(sizeof(Znode) <= 104, "Znode grew: check tree_memory_bench");
+static_assert(sizeof(ZnodeEntry) <= 136, "the path key grew: check tree_memory_bench");
 
 }  // namespace zkraft::tree

@@ -284,7 +284,7 @@ Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
 }
 
 void ZnodeTree::note_update(ZnodeEntry* e) {
-  if (undo_) undo_->push_back(Undo{Undo::Kind::kUpdated, e->first, copy_header(e->second), 0, {}});
+  if (undo_) undo_->push_back(Undo{Undo::Kind::kUpdated, e->first.str(), copy_header(e->second), 0, {}});
 }
 
 void ZnodeTree::restore_header(ZnodeEntry* e, const Znode& saved) {

@@ -179,7 +179,7 @@ class ZnodeTree {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  using Index = std::unordered_map<std::string, Znode, TransparentHash, std::equal_to<>>;
+  using Index = std::unordered_map<PathKey, Znode, TransparentHash, std::equal_to<>>;
 
   // One reversible step of a multi, undone in reverse order on failure.
   struct Undo {

@@ -96,7 +96,7 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
 
   if (stat) fill_stat(e->second, *stat);
   out.push_back({EventType::kNodeCreated, full, acls_.share(e->second.acl)});
-  out.push_back({EventType::kNodeChildrenChanged, parent->first, acls_.share(p.acl)});
+  out.push_back({EventType::kNodeChildrenChanged, parent->first.str(), acls_.share(p.acl)});
   created_path = std::move(full);
   return err::kOk;
 }
@@ -111,7 +111,7 @@ void ZnodeTree::erase_node(const TxnContext& ctx, ZnodeEntry* node, ZnodeEntry* 
     // Only forward, as DataTree.deleteNode: never let pzxid go back.
     if (ctx.zxid > parent->second.pzxid) parent->second.pzxid = ctx.zxid;
   }
-  std::string path = node->first;
+  std::string path = node->first.str();
   auto acl = acls_.share(node->second.acl);
   Znode removed = remove_entry(node, parent);
   ZKRAFT_INVARIANT(parent->second.num_children() + 1 == children_before,
@@ -120,7 +120,7 @@ void ZnodeTree::erase_node(const TxnContext& ctx, ZnodeEntry* node, ZnodeEntry* 
   ZKRAFT_INVARIANT(parent->second.cversion == cversion_before, "a delete leaves the parent's cversion");
   auto bytes = static_cast<int64_t>(removed.data.size());
   out.push_back({EventType::kNodeDeleted, path, std::move(acl)});
-  out.push_back({EventType::kNodeChildrenChanged, parent->first, acls_.share(parent->second.acl)});
+  out.push_back({EventType::kNodeChildrenChanged, parent->first.str(), acls_.share(parent->second.acl)});
   if (undo_) {
     uint32_t index = removed.index_in_parent;
     undo_->push_back(Undo{Undo::Kind::kDeleted, path, std::move(removed), index, {}});
@@ -173,7 +173,7 @@ int32_t ZnodeTree::do_set_data(const TxnContext& ctx, std::string_view path,
     n.version = wrap_add(n.version, 1);
   }
   fill_stat(n, stat);
-  out.push_back({EventType::kNodeDataChanged, e->first, acls_.share(n.acl)});
+  out.push_back({EventType::kNodeDataChanged, e->first.str(), acls_.share(n.acl)});
   if (std::string_view q = quota_prefix_of(e->first); !q.empty()) {
     quota_update_stat(q, static_cast<int64_t>(n.data.size()) - old_bytes, 0);
   }

@@ -74,6 +74,30 @@ TEST(RaftCoreLog, CompactAndRestore) {
   EXPECT_TRUE(log.is_up_to_date(1, 10));
 }
 
+// Entries of 100 bytes of data each: entry_size 124.
+std::vector<Entry> make_sized(Index first, size_t n) {
+  std::vector<Entry> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(Entry{1, first + i, EntryType::kNormal, std::string(100, 'x')});
+  return out;
+}
+
+TEST(RaftCoreLog, TailStartKeepsAtMostTheEntriesAndBytesAsked) {
+  RaftLog log(10, 1, make_sized(11, 10));  // 11..20
+  // By count only (max_bytes 0), as the compaction point was before the byte bound.
+  EXPECT_EQ(log.tail_start(18, 3, 0), 15u);   // keeps 16, 17, 18
+  EXPECT_EQ(log.tail_start(18, 100, 0), 10u);  // never below the offset
+  EXPECT_EQ(log.tail_start(18, 0, 0), 18u);
+  // The bytes bind first: 3 x 124 = 372 > 300, so 2 entries.
+  EXPECT_EQ(log.tail_start(18, 5, 300), 16u);
+  EXPECT_EQ(log.tail_start(18, 5, 248), 16u);  // exactly 2 entries' worth still keeps 2
+  EXPECT_EQ(log.tail_start(18, 5, 247), 17u);
+  EXPECT_EQ(log.tail_start(18, 5, 100), 18u);  // one entry is already too big: none kept
+  // The count binds first.
+  EXPECT_EQ(log.tail_start(18, 2, 10000), 16u);
+  EXPECT_EQ(log.tail_start(18, 100, 10000), 10u);
+  EXPECT_EQ(log.tail_start(10, 5, 300), 10u);  // empty tail at the offset
+}
+
 TEST(RaftCoreProgress, InflightWindowPausesReplication) {
   Progress p(2);
   p.become_replicate();

@@ -381,6 +381,86 @@ TEST(RaftDriver, SnapshotIsAnsweredLaterFromAnotherThreadThenStoredAndCompacted)
   EXPECT_TRUE(h.app.fatal.empty());
 }
 
+// Entries of 1000 bytes: entry_size 1024 each. The leader's no-op (entry 1) is 24.
+std::string kilo(int i) { return std::to_string(i) + std::string(1000 - std::to_string(i).size(), '.'); }
+
+TEST(RaftDriver, SnapshotIsAskedForOnceTheEntriesAppliedSinceTheLastHoldSnapshotBytes) {
+  RaftDriverOptions o;
+  o.snapshot_every = 1000;  // far away: only the bytes can ask
+  o.snapshot_bytes = 3000;
+  Harness h({1}, o);
+  h.app.hold_snapshot_requests = true;
+  h.elect();
+  // 24 + 1024 + 1024 = 2072 after two entries; the third reaches 3096.
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(h.driver->propose(kilo(i)).ok());
+    h.settle();
+    EXPECT_TRUE(h.app.requested.empty()) << "after entry " << i;
+  }
+  ASSERT_TRUE(h.driver->propose(kilo(2)).ok());
+  h.settle();
+  ASSERT_EQ(h.app.requested.size(), 1u);
+  const Index at = h.app.requested[0];
+  EXPECT_EQ(at, 4u);
+  EXPECT_EQ(h.driver->applied_bytes_since_snapshot(), 0u);
+  // Applied while the request is outstanding: counted towards the next one, which follows the
+  // answer only once those entries hold 3000 bytes again.
+  ASSERT_TRUE(h.driver->propose(kilo(3)).ok());
+  h.settle();
+  EXPECT_EQ(h.driver->applied_bytes_since_snapshot(), 1024u);
+  h.app.replies[0](at, "snap");
+  h.settle();
+  EXPECT_EQ(h.app.requested.size(), 1u);
+  ASSERT_TRUE(h.driver->propose(kilo(4)).ok());
+  h.settle();
+  EXPECT_EQ(h.app.requested.size(), 1u);
+  ASSERT_TRUE(h.driver->propose(kilo(5)).ok());
+  h.settle();
+  ASSERT_EQ(h.app.requested.size(), 2u);
+  EXPECT_EQ(h.app.requested[1], 7u);
+  EXPECT_TRUE(h.app.fatal.empty());
+}
+
+TEST(RaftDriver, WithoutSnapshotBytesLargeEntriesWaitForSnapshotEvery) {
+  RaftDriverOptions o;
+  o.snapshot_every = 1000;
+  Harness h({1}, o);
+  h.app.hold_snapshot_requests = true;
+  h.elect();
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(h.driver->propose(kilo(i)).ok());
+    h.settle();
+  }
+  EXPECT_TRUE(h.app.requested.empty());
+  EXPECT_EQ(h.driver->applied_bytes_since_snapshot(), 24u + 10 * 1024u);
+}
+
+TEST(RaftDriver, KeptTailIsBoundedByBytesAsWellAsEntries) {
+  for (const uint64_t keep_bytes : {uint64_t{0}, uint64_t{2500}}) {
+    SCOPED_TRACE(keep_bytes);
+    RaftDriverOptions o;
+    o.snapshot_every = 6;
+    o.keep_tail = 4;
+    o.keep_tail_bytes = keep_bytes;
+    Harness h({1}, o);
+    h.elect();
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_TRUE(h.driver->propose(kilo(i)).ok());
+      h.settle();
+    }
+    ASSERT_EQ(h.observer.taken_at, (std::vector<Index>{6}));
+    Index compacted = 0;
+    for (const auto& op : h.storage.done_ops) {
+      if (op.is_snapshot) compacted = op.compact_through;
+    }
+    // By count, 4 entries (3..6) stay; 2500 bytes hold only two of 1024 (5, 6).
+    const Index want = keep_bytes == 0 ? 2 : 4;
+    EXPECT_EQ(compacted, want);
+    EXPECT_EQ(h.driver->core().log().first_index(), want + 1);
+    EXPECT_EQ(h.driver->core().log().last_index(), 6u);
+  }
+}
+
 TEST(RaftDriver, DefaultSnapshotRequestUsesTakeSnapshot) {
   RaftDriverOptions o;
   o.snapshot_every = 2;

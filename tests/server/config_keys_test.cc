@@ -80,6 +80,7 @@ const std::map<std::string, Sample>& samples() {
       {"fsync_warning_threshold_ms", {"50", [](const Config& c) { return c.fsync_warning_threshold_ms == 50; }}},
       {"log_level", {"debug", [](const Config& c) { return c.log_level == "debug"; }}},
       {"snap_count", {"5000", [](const Config& c) { return c.snap_count == 5000; }}},
+      {"snap_size_limit_kb", {"2048", [](const Config& c) { return c.snap_size_limit_kb == 2048; }}},
       {"reconfig_enabled", {"true", [](const Config& c) { return c.reconfig_enabled; }}},
       {"extended_types_enabled", {"true", [](const Config& c) { return c.extended_types_enabled; }}},
       {"read_only_mode", {"true", [](const Config& c) { return c.read_only_mode; }}},

@@ -17,7 +17,9 @@ using namespace consensus;  // NOLINT
 
 std::string run_storage_bench(const StorageBenchConfig& cfg) {
   std::string err;
-  auto storage = LogStorage::open(cfg.dir, StorageOptions{}, &err);
+  StorageOptions so;
+  if (cfg.write_buffer_bytes > 0) so.write_buffer_size = cfg.write_buffer_bytes;
+  auto storage = LogStorage::open(cfg.dir, so, &err);
   if (!storage) throw std::runtime_error(err);
   GroupCommitOptions go;
   go.sync = cfg.fsync;

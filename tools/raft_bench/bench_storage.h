@@ -13,6 +13,7 @@ struct StorageBenchConfig {
   int submitters = 1;
   double seconds = 3.0;
   bool fsync = true;
+  size_t write_buffer_bytes = 0;  // LevelDB memtable size; 0 = StorageOptions' default
 };
 
 // Runs one configuration and returns its result as a JSON object string.

@@ -239,6 +239,8 @@ int main(int argc, char** argv) {
   storage->add_option("--submitters", conc);
   storage->add_option("--duration", duration);
   storage->add_flag("--no-fsync", no_fsync);
+  size_t write_buffer_kb = 0;
+  storage->add_option("--write-buffer-kb", write_buffer_kb, "LevelDB memtable size (0: the server's default)");
 
   CLI11_PARSE(app, argc, argv);
 
@@ -258,7 +260,8 @@ int main(int argc, char** argv) {
           r = run_cluster_once(nodes, dir, std::stoul(s), std::stoi(c), warmup, duration, !no_fsync, tick_ms);
         } else {
           std::filesystem::remove_all(dir);
-          r = zkraft::tools::run_storage_bench({dir, std::stoul(s), std::stoi(c), duration, !no_fsync});
+          r = zkraft::tools::run_storage_bench(
+              {dir, std::stoul(s), std::stoi(c), duration, !no_fsync, write_buffer_kb * 1024});
         }
         std::printf("%s\n", r.c_str());
         std::fflush(stdout);
