@@ -140,6 +140,21 @@ void RaftCore::become_follower(Term term, NodeId lead) {
   lead_ = lead;
 }
 
+// A follower restarts its election timer only when it grants a vote or hears a leader (thesis
+// Figure 3.1); adopting a newer term from a vote request or a response, or losing an election,
+// is neither. Restarting it there let candidates starve each other without PreVote: a refused
+// request reset the timer of the voter whose log could win (sim seed 316449: ~100 rounds, no
+// leader for 8 s), and a candidate that lost restarted its timer only once the refusals came
+// back, so it lagged the rival it could beat by that delay every round and never reached a term
+// above it (seed 303612, where the rival's configuration does not even include it).
+void RaftCore::follower_keeping_timer(Term term) {
+  const int elapsed = election_elapsed_;
+  const int timeout = randomized_election_timeout_;
+  become_follower(term, 0);
+  election_elapsed_ = elapsed;
+  randomized_election_timeout_ = timeout;
+}
+
 void RaftCore::become_pre_candidate() {
   // A pre-candidate changes neither term nor vote: it only asks whether it could win.
   votes_.clear();
@@ -307,19 +322,10 @@ void RaftCore::step(const Message& m) {
     } else if (m.type == MessageType::kAppend || m.type == MessageType::kHeartbeat ||
                m.type == MessageType::kSnapshot) {
       become_follower(m.term, m.from);
-    } else if (m.type == MessageType::kVote) {
-      // Adopt the term but keep our election timer running: a follower restarts it only when it
-      // grants a vote or hears a leader (thesis Figure 3.1). Restarting it on a vote we then
-      // refuse let a candidate whose log is behind starve the one whose log could win: without
-      // PreVote, their timers raced every round and the loser's request reset the winner's
-      // (sim seed 316449: ~100 rounds, no leader for 8 s).
-      const int elapsed = election_elapsed_;
-      const int timeout = randomized_election_timeout_;
-      become_follower(m.term, 0);
-      election_elapsed_ = elapsed;
-      randomized_election_timeout_ = timeout;
     } else {
-      become_follower(m.term, 0);
+      // A newer term from anything but a leader (a vote request, a response): adopt it but keep
+      // the election timer running (follower_keeping_timer).
+      follower_keeping_timer(m.term);
     }
   } else if (m.term < term_) {
     if ((cfg_.check_quorum || cfg_.pre_vote) &&
@@ -439,7 +445,7 @@ void RaftCore::step_candidate(const Message& m) {
           become_leader();
         }
       } else if (rejected >= static_cast<long>(quorum())) {
-        become_follower(term_, 0);
+        follower_keeping_timer(term_);
       }
       return;
     }

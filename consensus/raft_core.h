@@ -131,6 +131,7 @@ class RaftCore {
 
   // role transitions
   void become_follower(Term term, NodeId lead);
+  void follower_keeping_timer(Term term);
   void become_pre_candidate();
   void become_candidate();
   void become_leader();

@@ -26,10 +26,11 @@ INSTANTIATE_TEST_SUITE_P(Sweep, SeedRange,
 // Seeds the sweeps found failing, each fixed since: 408349 (a ReadIndex answered with the
 // acknowledgements of a removed voter), twelve liveness failures without PreVote (a refused vote
 // request restarted the voter's election timer), and 5410 to 8171 (a snapshot labelled below the
-// state it held, once entries applied early). Kept so the fixes stay fixed.
+// state it held, once entries applied early), and 303612 (a candidate that lost restarted its
+// election timer late, every round). Kept so the fixes stay fixed.
 TEST(SeedRegression, SweepFailuresStayFixed) {
   for (uint64_t s : {408349, 316449, 339339, 341928, 368893, 459103, 470315, 517544, 540115,
-                     544979, 626012, 685459, 702749, 5410, 5458, 6472, 6879, 8171}) {
+                     544979, 626012, 685459, 702749, 5410, 5458, 6472, 6879, 8171, 303612}) {
     run_range(s, 1);
   }
 }
