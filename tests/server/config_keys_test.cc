@@ -257,7 +257,9 @@ TEST(ConfigKeys, EverySystemPropertySetsItsKeyAsADWordAndInZooCfg) {
     EXPECT_TRUE(s.holds(z));
     for (const auto& w : z.warnings) EXPECT_EQ(w.find("unknown"), std::string::npos) << w;
     // A "zookeeper.X" property is X in ZooKeeper's zoo.cfg (QuorumPeerConfig's unknown keys).
-    if (k.sysprop.rfind("zookeeper.", 0) == 0) EXPECT_EQ(k.zoo, k.sysprop.substr(10));
+    if (k.sysprop.rfind("zookeeper.", 0) == 0) {
+      EXPECT_EQ(k.zoo, k.sysprop.substr(10));
+    }
     ++checked;
   }
   // The ones ZooKeeper users set most: all present.
