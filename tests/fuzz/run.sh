@@ -19,12 +19,12 @@ flags=(-std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 # Only the sources each needs: the fuzzers are not part of the main g++ build.
 clang++ "${flags[@]}" "$root/tests/fuzz/fuzz_jute.cc" "$root"/jute/*.cc -o "$out/fuzz_jute"
 clang++ "${flags[@]}" "$root/tests/fuzz/fuzz_state.cc" "$root"/jute/*.cc "$root"/tree/*.cc \
-  "$root"/session/*.cc "$root"/server/{zk_state_machine,txn,peer_message,membership_text,config_values}.cc \
+  "$root"/session/*.cc "$root"/server/zk_state_machine*.cc "$root"/server/{txn,peer_message,membership_text,config_values}.cc \
   "$root"/consensus/{messages,storage_codec,storage_crc32c}.cc -lfmt -o "$out/fuzz_state"
-config_sources=("$root"/server/{config_file,config_keys,config_values,zoo_cfg,yaml_config,system_properties,membership_text,tls_options}.cc)
+config_sources=("$root"/server/config_keys*.cc "$root"/server/{config_file,config_values,zoo_cfg,yaml_config,system_properties,membership_text,tls_options}.cc)
 # The admin commands reach the state machine (restore checks a state) and the trace mask.
 clang++ "${flags[@]}" "$root/tests/fuzz/fuzz_wire.cc" "$root/consensus/peer_transport_frame.cc" \
-  "$root"/server/{admin_commands,admin_json,four_letter_words,digest_auth,trace_mask,zk_state_machine,txn,peer_message}.cc \
+  "$root"/server/zk_state_machine*.cc "$root"/server/{admin_commands,admin_json,four_letter_words,digest_auth,trace_mask,txn,peer_message}.cc \
   "${config_sources[@]}" "$root"/jute/*.cc "$root"/tree/*.cc "$root"/session/*.cc \
   -lyaml-cpp -lfmt -lssl -lcrypto -o "$out/fuzz_wire"
 clang++ "${flags[@]}" "$root/tests/fuzz/fuzz_config.cc" "$root/server/jaas_file.cc" \
