@@ -31,8 +31,8 @@ import zkwire  # noqa: E402
 from kazoo.client import KazooClient  # noqa: E402
 
 from differential_kazoo import run_script  # noqa: E402
-from differential_raw import (run_raw_acl_script, run_raw_extended_script,  # noqa: E402
-                              run_raw_script, run_random_script)
+from differential_random import run_random_script  # noqa: E402
+from differential_raw import run_raw_acl_script, run_raw_extended_script, run_raw_script  # noqa: E402
 
 logging.basicConfig(level=logging.CRITICAL)
 
