@@ -1,7 +1,14 @@
 #pragma once
-// NodeData: a znode's data bytes in 24 bytes of node memory. Up to 16 bytes live inline (most
-// znode payloads are small: empty lock nodes, ids, short config values); longer data gets one
-// exact-size heap block, since znode data is always replaced whole, never appended to.
+// NodeData: a znode's data bytes in 17 bytes of node memory, byte-aligned. Up to 16 bytes live
+// inline (most znode payloads are small: empty lock nodes, ids, short config values); longer data
+// gets one exact-size heap block, since znode data is always replaced whole, never appended to.
+//
+// Layout: 16 bytes that hold the inline bytes, or the heap block's pointer and size (stored with
+// memcpy, so the type needs no alignment), and one length byte: the inline length (<= 16) or
+// kHeap. Alignment 1 is the point: Znode places it after a 4-byte field and its small fields
+// after it, with no padding (tree/znode.h), which keeps the path index entry in a 144-byte chunk.
+//
+// Invariants: view() is valid until the next assign/clear/move; a moved-from NodeData is empty.
 
 #include <cstdint>
 #include <cstring>
@@ -35,42 +42,63 @@ class NodeData {
       block = new char[bytes.size()];
       std::memcpy(block, bytes.data(), bytes.size());
     }
+    // bytes may be our own (a view of this data): copy them out before releasing the block.
+    char small[kInline];
+    if (!block && !bytes.empty()) std::memcpy(small, bytes.data(), bytes.size());
     release();
-    size_ = static_cast<uint32_t>(bytes.size());
     if (block) {
-      heap_ = block;
-    } else if (!bytes.empty()) {
-      std::memmove(inline_, bytes.data(), bytes.size());  // bytes may be our own
+      const size_t n = bytes.size();
+      std::memcpy(buf_, &block, sizeof block);
+      std::memcpy(buf_ + sizeof block, &n, sizeof n);
+      len_ = kHeap;
+    } else {
+      if (!bytes.empty()) std::memcpy(buf_, small, bytes.size());
+      len_ = static_cast<uint8_t>(bytes.size());
     }
   }
   void clear() {
     release();
-    size_ = 0;
+    len_ = 0;
   }
 
-  std::string_view view() const { return {size_ > kInline ? heap_ : inline_, size_}; }
+  std::string_view view() const {
+    return on_heap() ? std::string_view(heap_ptr(), heap_size()) : std::string_view(buf_, len_);
+  }
   std::string str() const { return std::string(view()); }
-  size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
+  size_t size() const { return on_heap() ? heap_size() : len_; }
+  bool empty() const { return len_ == 0; }  // a heap block is never empty
   bool operator==(const NodeData& o) const { return view() == o.view(); }
 
  private:
-  static constexpr uint32_t kInline = 16;
+  static constexpr uint8_t kInline = 16;
+  static constexpr uint8_t kHeap = 0xFF;
+  static_assert(sizeof(char*) + sizeof(size_t) <= kInline, "a heap block's pointer and size fit");
 
+  bool on_heap() const { return len_ == kHeap; }
+  char* heap_ptr() const {
+    char* p;
+    std::memcpy(&p, buf_, sizeof p);
+    return p;
+  }
+  size_t heap_size() const {
+    size_t n;
+    std::memcpy(&n, buf_ + sizeof(char*), sizeof n);
+    return n;
+  }
   void release() {
-    if (size_ > kInline) delete[] heap_;
+    if (on_heap()) delete[] heap_ptr();
   }
   void take(NodeData& o) {
-    size_ = o.size_;
-    std::memcpy(inline_, o.inline_, kInline);  // copies the heap pointer too, if any
-    o.size_ = 0;
+    std::memcpy(buf_, o.buf_, kInline);  // takes the heap block, if any
+    len_ = o.len_;
+    o.len_ = 0;
   }
 
-  union {
-    char inline_[kInline] = {};
-    char* heap_;
-  };
-  uint32_t size_ = 0;
+  char buf_[kInline] = {};
+  uint8_t len_ = 0;  // the inline length (<= kInline), or kHeap
 };
+
+static_assert(sizeof(NodeData) == 17 && alignof(NodeData) == 1,
+              "Znode's layout counts on 17 bytes, byte-aligned");
 
 }  // namespace zkraft::tree

@@ -38,9 +38,9 @@ struct Znode {
   int32_t aversion = 0;
   uint32_t acl = 0;              // AclCache id
   uint32_t index_in_parent = 0;  // position in the parent's child list, for O(1) removal
+  NodeData data;                 // 17 bytes, byte-aligned: the two below follow it unpadded
   NodeKind kind = NodeKind::kPersistent;
   bool data_null = false;        // null data (-1 length) is distinct from empty data
-  NodeData data;
   // Child entries in a stable, history-determined order; null for a leaf.
   std::unique_ptr<std::vector<ZnodeEntry*>> children;
 
@@ -48,9 +48,11 @@ struct Znode {
   int64_t client_owner() const { return kind == NodeKind::kEphemeral ? owner : 0; }
 };
 
-// 104 bytes keeps an index entry (next pointer, path, node, cached hash) at 152 bytes, which glibc
-// serves from a 160-byte chunk; 8 more bytes would cost 16.
-static_assert(sizeof(Znode) <= 104, "Znode grew: check tree_memory_bench");
-static_assert(sizeof(ZnodeEntry) <= 136, "the path key grew: check tree_memory_bench");
+// The path index entry is one std::unordered_map node: next pointer 8, PathKey 32, Znode 96 = 136
+// bytes (the hash is not cached: ZnodeTree::TransparentHash is noexcept), which glibc serves from
+// a 144-byte chunk; 8 more bytes would cost 16. Znode's 96: six 64-bit fields 48, four 32-bit 16,
+// index_in_parent 4, data 17, kind 1, data_null 1, 1 byte of padding, children 8.
+static_assert(sizeof(Znode) <= 96, "Znode grew: check tree_memory_bench");
+static_assert(sizeof(ZnodeEntry) <= 128, "the path key grew: check tree_memory_bench");
 
 }  // namespace zkraft::tree

@@ -17,7 +17,9 @@ TEST(NodeDataTest, InlineAndHeapSizes) {
     EXPECT_EQ(d.view(), bytes);
     EXPECT_EQ(d.str(), bytes);
   }
-  EXPECT_EQ(sizeof(NodeData), 24u);
+  // Byte-aligned 17 bytes: Znode packs its kind and null flag right after it (tree/znode.h).
+  EXPECT_EQ(sizeof(NodeData), 17u);
+  EXPECT_EQ(alignof(NodeData), 1u);
 }
 
 TEST(NodeDataTest, CopyMoveAssignClear) {
@@ -42,6 +44,15 @@ TEST(NodeDataTest, CopyMoveAssignClear) {
   NodeData h(big);
   h.assign(h.view().substr(1));  // heap -> heap from its own bytes
   EXPECT_EQ(h.view(), big.substr(1));
+  std::string mixed;
+  for (char c = 'a'; c <= 'z'; ++c) mixed += c;
+  h.assign(mixed);
+  h.assign(h.view().substr(2, 16));  // heap -> inline from its own bytes (freed after the copy)
+  EXPECT_EQ(h.view(), mixed.substr(2, 16));
+  NodeData g(big);
+  g.assign(g.view().substr(0, 0));  // heap -> empty
+  EXPECT_TRUE(g.empty());
+  EXPECT_EQ(g.view(), "");
   h.clear();
   EXPECT_TRUE(h.empty());
   EXPECT_EQ(h.view(), "");
