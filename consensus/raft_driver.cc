@@ -170,14 +170,15 @@ void RaftDriver::pump() {
         // failure here is seen before the write's completion.
         io_.storage.store_snapshot(*rd->snapshot, rd->snapshot_data, 0,
                                    fatal_on_error("storing the leader's snapshot failed"));
-      } else {
-        apply_durable_committed(*rd);
-        if (stopped_) return;
       }
+      const Index first_unwritten =
+          rd->entries.empty() ? std::numeric_limits<Index>::max() : rd->entries.front().index;
       io_.storage.write(std::move(rd->entries), rd->hard_state, /*need_sync=*/true,
                         [mb = mailbox_, this, rd](Status s) {
                           Mailbox::post(mb, [this, rd, s = std::move(s)] { persisted(rd, s); });
                         });
+      // After the write is handed over, so the fsync runs while these are applied.
+      if (!rd->snapshot) apply_durable_committed(*rd, first_unwritten);
       return;
     }
     if (rd->has_writes()) {
@@ -235,10 +236,11 @@ void RaftDriver::finish_ready(const Ready& rd) {
 // Committed entries already on this node's disk need not wait for this Ready's fsync: they are
 // durable on a majority (a leader counts its own match only once it is durable), so applying them
 // now takes one fsync off a write's latency whenever proposals keep the disk busy (etcd's server
-// applies in parallel with its WAL write too). Entries this Ready itself writes still wait: the
-// simulation checks that no node applies what is not on its own disk.
-void RaftDriver::apply_durable_committed(const Ready& rd) {
-  const Index first_unwritten = rd.entries.empty() ? std::numeric_limits<Index>::max() : rd.entries.front().index;
+// applies in parallel with its WAL write too). They are applied after this Ready's write was
+// handed to storage, so the storage thread's fsync and the application's work overlap. Entries
+// this Ready itself writes (index >= first_unwritten) still wait: the simulation checks that no
+// node applies what is not on its own disk.
+void RaftDriver::apply_durable_committed(const Ready& rd, Index first_unwritten) {
   size_t n = 0;
   while (n < rd.committed_entries.size() && rd.committed_entries[n].index < first_unwritten) ++n;
   apply_entries(std::span<const Entry>(rd.committed_entries.data(), n));

@@ -19,7 +19,8 @@
 //   - a Ready that must sync (entries, snapshot, new term or vote) waits for its durable write
 //     before messages_after_persist, the snapshot restore, read states and the committed entries
 //     it writes itself; committed entries already on this node's disk (below its first entry)
-//     are applied before the write starts, unless the Ready carries a snapshot;
+//     are applied while the write runs (right after it is handed to storage), unless the Ready
+//     carries a snapshot;
 //   - a Ready whose only write is a moved commit index is written without sync and finished at
 //     once (etcd's MustSync rule); a failure of that write is still fatal;
 //   - a snapshot from the leader is stored before the entries after it (storage keeps order);
@@ -158,7 +159,7 @@ class RaftDriver {
   void pump();
   void persisted(const std::shared_ptr<Ready>& rd, const Status& s);
   void finish_ready(const Ready& rd);
-  void apply_durable_committed(const Ready& rd);
+  void apply_durable_committed(const Ready& rd, Index first_unwritten);
   void apply_entries(std::span<const Entry> entries);
   void maybe_snapshot();
   void request_snapshot(uint64_t keep_tail);
