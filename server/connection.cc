@@ -168,8 +168,8 @@ bool Connection::want_read() const {
 void Connection::read_more() {
   if (reading_ || !want_read()) return;
   reading_ = true;
-  auto chunk = std::make_shared<std::array<char, kReadChunk>>();
-  auto on_read = [self = shared_from_this(), chunk](boost::system::error_code ec, size_t n) {
+  if (!read_buf_) read_buf_ = std::make_unique_for_overwrite<char[]>(kReadChunk);
+  auto on_read = [self = shared_from_this()](boost::system::error_code ec, size_t n) {
         self->reading_ = false;
         if (self->closed_) return;
         if (ec) {
@@ -180,14 +180,16 @@ void Connection::read_more() {
           self->close();
           return;
         }
-        self->parse_input(std::string_view(chunk->data(), n));
+        // parse_input copies the bytes out (frames, head_) before anything it calls could start
+        // the next read into the same buffer.
+        self->parse_input(std::string_view(self->read_buf_.get(), n));
         self->sink_.flush();
         self->read_more();
       };
   if (tls_) {
-    tls_->async_read_some(asio::buffer(*chunk), std::move(on_read));
+    tls_->async_read_some(asio::buffer(read_buf_.get(), kReadChunk), std::move(on_read));
   } else {
-    socket_.async_read_some(asio::buffer(*chunk), std::move(on_read));
+    socket_.async_read_some(asio::buffer(read_buf_.get(), kReadChunk), std::move(on_read));
   }
 }
 

@@ -112,6 +112,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool connect_seen_ = false;
   bool four_letter_word_ = false;
   jute::FrameDecoder frames_;
+  // One read buffer for the connection's life, allocated on the first read and not zeroed: a
+  // fresh zero-filled 16 KiB per read was 2.4% of the server's samples under 16x1 setData.
+  std::unique_ptr<char[]> read_buf_;
   bool reading_ = false;
   bool paused_ = false;
   bool read_eof_ = false;
