@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "consensus/log_append_rule.h"
@@ -63,6 +64,20 @@ void GroupCommitLog::run(std::function<void(LogStorage&)> task) {
   if (stopping_) return;
   queue_.push_back(Item{{}, std::nullopt, nullptr, std::move(task)});
   if (started_) cv_.notify_one();
+}
+
+void GroupCommitLog::compact_in_steps(Index through, Index step) {
+  run([this, through, step = std::max<Index>(step, 1)](LogStorage& s) {
+    const Index first = s.first_index();
+    if (through < first) return;  // done, or a snapshot from the leader replaced the log
+    const Index upto = std::min(through, first - 1 + step);
+    if (Status st = s.compact(upto); !st.is_ok()) {
+      spdlog::warn("log storage {}: compacting through {} stopped at {}: {}", s.dir(), through, first - 1,
+                   st.to_string());
+      return;
+    }
+    if (upto < through) compact_in_steps(through, step);
+  });
 }
 
 void GroupCommitLog::loop() {

@@ -96,6 +96,16 @@ class GroupCommitLog {
   // Runs task(storage) on the storage thread after everything submitted before it is durable.
   void run(std::function<void(LogStorage&)> task);
 
+  // Compacts the log through `through` (LogStorage::compact, which a stored snapshot must cover)
+  // in steps of at most `step` entries, each step a task queued behind whatever was submitted
+  // while the previous one ran. One LevelDB batch deleting every entry behind a snapshot (about
+  // 100,000 at snapCount's default) held the storage thread, and so every write, for ~100 ms.
+  // A step that fails is logged and ends the compaction (the log is longer than it could be, no
+  // more: the next snapshot compacts again); a step that finds the log already compacted past it
+  // (a leader's snapshot replaced the log) does nothing. Callable from a run() task.
+  void compact_in_steps(Index through, Index step = kCompactStep);
+  static constexpr Index kCompactStep = 4096;
+
   LogStorage& storage() { return *storage_; }
   const LogStorage& storage() const { return *storage_; }
 

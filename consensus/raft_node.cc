@@ -58,10 +58,13 @@ class RaftNode::Wiring final : public RaftDriverStorage,
   void store_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Index compact_through, Done done) override {
     // Ordered with submit(): everything submitted before is durable when this runs, and the
     // completion runs before those of later submissions.
-    node_.log_->run([meta, data = std::move(data), compact_through, done = std::move(done)](LogStorage& s) {
+    GroupCommitLog& log = *node_.log_;
+    log.run([&log, meta, data = std::move(data), compact_through, done = std::move(done)](LogStorage& s) {
       Status st = s.save_snapshot(meta, *data);
+      // In steps behind later writes: compacting is never needed for durability (a crash
+      // between steps keeps a longer log, which recovers the same state).
       if (st.is_ok() && compact_through > 0 && compact_through >= s.first_index()) {
-        st = s.compact(std::min({compact_through, meta.index, s.last_index()}));
+        log.compact_in_steps(std::min({compact_through, meta.index, s.last_index()}));
       }
       if (st.code() == Status::Code::kNoSpace) {
         spdlog::warn("snapshot at index {} not stored, the disk is full ({}); the log is kept whole", meta.index,
