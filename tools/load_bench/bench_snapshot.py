@@ -45,7 +45,8 @@ class Poller(threading.Thread):
         self.stop_flag = threading.Event()
         self.files = {}  # path -> [first_seen, last_change, size]
         self.leaders = []  # (time, tuple of member ids reporting "leader")
-        self.no_leader_polls = 0
+        self.no_leader_polls = 0  # polls in which no member answered srvr as a serving leader
+        self.mode_polls = 0
 
     def poll_files(self, now):
         for m in self.members:
@@ -63,6 +64,7 @@ class Poller(threading.Thread):
     def poll_modes(self, now):
         modes = [mode(m.port) if m.running() else "" for m in self.members]
         leaders = tuple(m.myid for m, md in zip(self.members, modes) if md == "leader")
+        self.mode_polls += 1
         if not leaders:
             self.no_leader_polls += 1
         if not self.leaders or self.leaders[-1][1] != leaders:
@@ -88,8 +90,11 @@ class Poller(threading.Thread):
                       for p, e in self.files.items() if p not in existing_before)
 
     def leader_changed(self):
-        """True when the leader was not the same one member throughout."""
-        return len(self.leaders) > 1 or any(len(ids) != 1 for _, ids in self.leaders)
+        """True when another member (or two at once) was seen leading. Polls where no member
+        served as leader (a leader that lost contact with a quorum stops serving, and srvr then
+        names no mode) are counted in no_leader_polls instead: an outage, not an election."""
+        seen = [ids for _, ids in self.leaders if ids]
+        return len(set(seen)) > 1 or any(len(ids) > 1 for ids in seen)
 
 
 def existing_snapshot_files(members):

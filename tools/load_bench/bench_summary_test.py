@@ -5,6 +5,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_snapshot  # noqa: E402
 import bench_summary as bs  # noqa: E402
 
 
@@ -73,6 +74,27 @@ class Windows(unittest.TestCase):
         self.assertEqual(bs.nearest_rank([7], 0.999), 7)
         self.assertIsNone(bs.nearest_rank([], 0.5))
 
+
+
+class LeaderChanged(unittest.TestCase):
+    """A leader that stops serving for a while (no quorum contact: srvr names no mode) is an outage
+    counted by no_leader_polls; only another member leading is a leader change (the snapshot run
+    of 2026-12-01 21:26 reported "leader changed: yes" for zkraft, whose term stayed 1 throughout)."""
+
+    def poller(self, leaders):
+        p = bench_snapshot.Poller([], watch_files=False)
+        p.leaders = [(t, ids) for t, ids in enumerate(leaders)]
+        return p
+
+    def test_a_gap_without_a_serving_leader_is_not_a_change(self):
+        self.assertFalse(self.poller([(3,), (), (3,)]).leader_changed())
+
+    def test_another_member_leading_is_a_change(self):
+        self.assertTrue(self.poller([(3,), (), (1,)]).leader_changed())
+        self.assertTrue(self.poller([(3,), (1,)]).leader_changed())
+
+    def test_two_members_leading_at_once_is_a_change(self):
+        self.assertTrue(self.poller([(3, 1)]).leader_changed())
 
 if __name__ == "__main__":
     unittest.main()

@@ -145,15 +145,17 @@ def run_snapshot(args, kind, rnd):
                "p999_during_ms": p_in * 1e3 if p_in is not None else None,
                "p999_outside_ms": p_out * 1e3 if p_out is not None else None,
                "leader_changed": poller.leader_changed(), "leaders_seen": poller.leaders,
-               "no_leader_polls": poller.no_leader_polls,
+               "no_leader_polls": poller.no_leader_polls, "mode_polls": poller.mode_polls,
                "ops_per_s": r["ops_per_s"], "connection_failures": r["connection_failures"],
                "error_replies": r["error_replies"]}
         record(args, rec)
         print("%-10s snapshot r%d: %d snapshots (%.1f s of %.1f s) under 64x32 set, write p999 %s ms during vs %s ms "
-              "outside (%d / %d requests), leader changed: %s, connfail %d; tree of %d filled in %.1f s"
+              "outside (%d / %d requests), leader changed: %s, no serving leader in %d of %d srvr polls, connfail %d; "
+              "tree of %d filled in %.1f s"
               % (base_kind(kind), rnd, len(windows), rec["snapshot_window_s"], args.snapshot_duration,
                  bench_summary.fmt_num(rec["p999_during_ms"], 2), bench_summary.fmt_num(rec["p999_outside_ms"], 2),
-                 len(inside), len(outside), "yes" if rec["leader_changed"] else "no", r["connection_failures"],
+                 len(inside), len(outside), "yes" if rec["leader_changed"] else "no", rec["no_leader_polls"],
+                 rec["mode_polls"], r["connection_failures"],
                  fill["ok"], fill_s), flush=True)
         return rec
     finally:
@@ -199,9 +201,11 @@ def summary(args, results, limits_lines):
             during = [r["p999_during_ms"] / r["p999_outside_ms"] for r in mine
                       if r["p999_during_ms"] is not None and r["p999_outside_ms"]]
             extra.append("- snapshot, %s: during/outside p999 %s (target: at most 2x); snapshots seen %s; leader "
-                         "changed in %d of %d runs" % (k, bench_summary.fmt_ratio(bench_summary.median_range(during)),
-                                                       [len(r["snapshot_windows"]) for r in mine],
-                                                       sum(1 for r in mine if r["leader_changed"]), len(mine)))
+                         "changed in %d of %d runs; runs with a srvr poll finding no serving leader: %d"
+                         % (k, bench_summary.fmt_ratio(bench_summary.median_range(during)),
+                            [len(r["snapshot_windows"]) for r in mine],
+                            sum(1 for r in mine if r["leader_changed"]), len(mine),
+                            sum(1 for r in mine if r.get("no_leader_polls"))))
     fo = [r for r in results if r.get("part") == "failover"]
     if fo:
         kinds = list(dict.fromkeys(r["kind"] for r in fo))
