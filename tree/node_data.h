@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "tree/packed_block.h"
+
 namespace zkraft::tree {
 
 class NodeData {
@@ -47,9 +49,7 @@ class NodeData {
     if (!block && !bytes.empty()) std::memcpy(small, bytes.data(), bytes.size());
     release();
     if (block) {
-      const size_t n = bytes.size();
-      std::memcpy(buf_, &block, sizeof block);
-      std::memcpy(buf_ + sizeof block, &n, sizeof n);
+      packed_block::store(buf_, block, bytes.size());
       len_ = kHeap;
     } else {
       if (!bytes.empty()) std::memcpy(buf_, small, bytes.size());
@@ -71,20 +71,12 @@ class NodeData {
 
  private:
   static constexpr uint8_t kInline = 16;
-  static constexpr uint8_t kHeap = 0xFF;
-  static_assert(sizeof(char*) + sizeof(size_t) <= kInline, "a heap block's pointer and size fit");
+  static constexpr uint8_t kHeap = packed_block::kHeap;
+  static_assert(packed_block::kRefBytes <= kInline, "a heap block's pointer and size fit");
 
   bool on_heap() const { return len_ == kHeap; }
-  char* heap_ptr() const {
-    char* p;
-    std::memcpy(&p, buf_, sizeof p);
-    return p;
-  }
-  size_t heap_size() const {
-    size_t n;
-    std::memcpy(&n, buf_ + sizeof(char*), sizeof n);
-    return n;
-  }
+  char* heap_ptr() const { return packed_block::pointer(buf_); }
+  size_t heap_size() const { return packed_block::size(buf_); }
   void release() {
     if (on_heap()) delete[] heap_ptr();
   }

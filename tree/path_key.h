@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "tree/packed_block.h"
+
 namespace zkraft::tree {
 
 class PathKey {
@@ -49,19 +51,12 @@ class PathKey {
 
  private:
   static constexpr uint8_t kInline = 30;
-  static constexpr uint8_t kHeap = 0xFF;
+  static constexpr uint8_t kHeap = packed_block::kHeap;
+  static_assert(packed_block::kRefBytes <= kInline, "a heap block's pointer and size fit");
 
   bool on_heap() const { return len_ == kHeap; }
-  char* heap_ptr() const {
-    char* p;
-    std::memcpy(&p, buf_, sizeof p);
-    return p;
-  }
-  size_t heap_size() const {
-    size_t n;
-    std::memcpy(&n, buf_ + sizeof(char*), sizeof n);
-    return n;
-  }
+  char* heap_ptr() const { return packed_block::pointer(buf_); }
+  size_t heap_size() const { return packed_block::size(buf_); }
   void init(std::string_view s) {
     if (s.size() <= kInline) {
       if (!s.empty()) std::memcpy(buf_, s.data(), s.size());
@@ -70,9 +65,7 @@ class PathKey {
     }
     char* p = new char[s.size()];
     std::memcpy(p, s.data(), s.size());
-    const size_t n = s.size();
-    std::memcpy(buf_, &p, sizeof p);
-    std::memcpy(buf_ + sizeof p, &n, sizeof n);
+    packed_block::store(buf_, p, s.size());
     len_ = kHeap;
   }
 
