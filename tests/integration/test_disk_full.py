@@ -217,7 +217,13 @@ class FailedFsync(unittest.TestCase):
             pass
         lines = [line for line in log_text(srv).splitlines() if "[critical]" in line]
         self.assertEqual(len(lines), 1, lines)
-        self.assertIn("persisting Raft state failed", lines[0])
+        # The first log write after the flag is either the next entry's (synced: "persisting Raft
+        # state failed") or the commit-index-only write that follows the last acknowledged entry:
+        # that one is handed to storage without waiting (etcd's MustSync rule) and the reply can
+        # reach the client before the storage thread runs it ("persisting Raft hard state
+        # failed"; seen once in tools/test-all.sh on 2026-12-01). Either is the driver's one
+        # fatal line for a failed write; anything else is not.
+        self.assertRegex(lines[0], r"persisting Raft (hard )?state failed")
         self.assertIn("Input/output error", lines[0])
         self.assertIn("nothing more is acknowledged", lines[0])
         # A healthy restart has everything it acknowledged.
