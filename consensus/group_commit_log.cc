@@ -31,6 +31,7 @@ void GroupCommitLog::stop() {
     std::lock_guard lock(mu_);
     if (stopped_) return;
     stopping_ = true;
+    abandon_snapshots_.store(true, std::memory_order_release);
     if (!started_) {
       // Never started: run the queued work here so no callback is lost.
       started_ = true;
@@ -41,9 +42,52 @@ void GroupCommitLog::stop() {
     }
   }
   cv_.notify_all();
+  snapshot_cv_.notify_all();
+  // First the snapshot thread, which may still queue a publish (refused now: stopping_).
+  if (snapshot_thread_.joinable()) snapshot_thread_.join();
   if (thread_.joinable()) thread_.join();
   std::lock_guard lock(mu_);
+  snapshot_jobs_.clear();
   stopped_ = true;
+}
+
+void GroupCommitLog::store_snapshot_beside(SnapshotMeta meta, std::shared_ptr<const std::string> data,
+                                           SnapshotDone done) {
+  std::lock_guard lock(mu_);
+  if (stopping_) return;
+  snapshot_jobs_.push_back(SnapshotJob{std::move(meta), std::move(data), std::move(done)});
+  if (!snapshot_thread_.joinable()) {
+    snapshot_thread_ = std::thread([this] {
+      pthread_setname_np(pthread_self(), "zk-snapshot");
+      snapshot_loop();
+    });
+  }
+  snapshot_cv_.notify_one();
+}
+
+void GroupCommitLog::snapshot_loop() {
+  while (true) {
+    SnapshotJob job;
+    {
+      std::unique_lock lock(mu_);
+      snapshot_cv_.wait(lock, [this] { return !snapshot_jobs_.empty() || stopping_; });
+      if (stopping_) return;
+      job = std::move(snapshot_jobs_.front());
+      snapshot_jobs_.pop_front();
+    }
+    auto prepared = std::make_shared<LogStorage::PreparedSnapshot>();
+    Status st = storage_->write_snapshot_data(job.meta, *job.data, prepared.get(), &abandon_snapshots_);
+    if (!st.is_ok()) {
+      if (st.code() != Status::Code::kClosed && job.done) job.done(*storage_, std::move(st));
+      continue;
+    }
+    job.data.reset();  // the bytes are on disk; the caller may hold them for followers
+    // Behind whatever was submitted meanwhile; dropped at stop() (open() then removes the file).
+    run([prepared, done = std::move(job.done)](LogStorage& s) {
+      Status published = s.publish_snapshot(*prepared);
+      if (done) done(s, std::move(published));
+    });
+  }
 }
 
 void GroupCommitLog::submit(std::vector<Entry> entries, std::optional<HardState> hs, Callback on_durable,

@@ -13,6 +13,8 @@
 //     submit() and wait); post to your own executor instead.
 //   - run() tasks also execute on the storage thread, ordered with submissions (everything
 //     submitted before a task is durable before it runs): use them for save_snapshot / compact.
+//   - store_snapshot_beside() writes snapshot files on a second thread of this log ("zk-snapshot"),
+//     concurrently with the storage thread; only the publishing runs on the storage thread.
 //   - storage() may be used directly before start() and after stop(); while running, only its
 //     read methods (which are thread-safe) may be called from other threads.
 //
@@ -106,6 +108,20 @@ class GroupCommitLog {
   void compact_in_steps(Index through, Index step = kCompactStep);
   static constexpr Index kCompactStep = 4096;
 
+  // Stores the application's own snapshot without holding up the log: this log's snapshot
+  // thread writes its data to a file (LogStorage::write_snapshot_data) while the storage thread
+  // goes on writing submissions, and then a task queued behind whatever was submitted by then
+  // publishes it (LogStorage::publish_snapshot). Unlike run(), its completion may come after
+  // those of submissions made after this call: only for a snapshot that later writes do not
+  // depend on (the application's own, of entries already in the log; a leader's snapshot must
+  // be stored before the entries after it, with run()). Writing the 194 MB of a 1,000,000-znode
+  // snapshot in order on the storage thread held every write for ~2 s.
+  // done(storage, status) runs on the storage thread after the publish, or on the snapshot
+  // thread if writing the data failed. Dropped, done and all, once stop() began (a file left
+  // unpublished is removed by the next open()).
+  using SnapshotDone = std::function<void(LogStorage&, Status)>;
+  void store_snapshot_beside(SnapshotMeta meta, std::shared_ptr<const std::string> data, SnapshotDone done);
+
   LogStorage& storage() { return *storage_; }
   const LogStorage& storage() const { return *storage_; }
 
@@ -129,8 +145,21 @@ class GroupCommitLog {
   // Retries a write that failed with kNoSpace until it succeeds, fails otherwise, or stop().
   Status wait_for_space(const std::vector<Entry>& entries, const HardState* hs, bool sync, Status first);
 
+  void snapshot_loop();
+
   std::unique_ptr<LogStorage> storage_;
   GroupCommitOptions options_;
+
+  // The snapshot thread's queue (under mu_); it starts with the first snapshot.
+  struct SnapshotJob {
+    SnapshotMeta meta;
+    std::shared_ptr<const std::string> data;
+    SnapshotDone done;
+  };
+  std::deque<SnapshotJob> snapshot_jobs_;
+  std::condition_variable snapshot_cv_;
+  std::thread snapshot_thread_;
+  std::atomic<bool> abandon_snapshots_{false};  // set by stop(): a file being written is dropped
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -1,8 +1,11 @@
 #pragma once
 // LogStorage: the durable Raft log, hard state and latest snapshot of one server, in LevelDB.
 //
-// Layout: see storage_codec.h. Snapshot data lives in the same LevelDB as 1 MB chunks (so a
-// snapshot and its metadata become visible atomically, with one fsync).
+// Layout: see storage_codec.h. A snapshot's data is a file beside the LevelDB files, written and
+// synced before the LevelDB record that points at it is written (synced): until then it is not
+// the stored snapshot, and open() removes it. So a large snapshot never passes through LevelDB's
+// memtables and compactions, and its data can be written on another thread while the storage
+// thread goes on writing the log (write_snapshot_data, then publish_snapshot).
 //
 // Invariants (hold after open() and after every call that returned ok):
 //   - entries first_index()..last_index() are all present, contiguous and checksummed;
@@ -11,8 +14,8 @@
 //     snapshot), so Raft's prev-log check works right after compaction;
 //   - a snapshot, if stored, covers index >= first_index() - 1.
 //
-// Threads: writes (append, save_snapshot, compact) must come from one thread at a time (the storage
-// thread). Reads (first_index, last_index, term, entries, hard_state, snapshot_meta, load_snapshot)
+// Threads: writes (append, save_snapshot, publish_snapshot, compact) must come from one thread at
+// a time (the storage thread); write_snapshot_data may run on any thread meanwhile. Reads (first_index, last_index, term, entries, hard_state, snapshot_meta, load_snapshot)
 // may run on any thread concurrently with that writer: each read sees either the state before or
 // after a concurrent write; entries() reads from one LevelDB snapshot and so never mixes the two.
 //
@@ -26,6 +29,7 @@
 #include <optional>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "consensus/status.h"
@@ -36,6 +40,7 @@
 namespace leveldb {
 class Cache;
 class DB;
+class Env;
 class WriteBatch;
 }  // namespace leveldb
 
@@ -78,8 +83,25 @@ class LogStorage {
   // Stores a snapshot durably (sync). If the log holds entry meta.index with term meta.term, the
   // log is kept (compact() it later); otherwise the whole log is discarded and the log restarts at
   // meta.index + 1 (a follower installing the leader's snapshot). kSnapshotOutOfDate if
-  // meta.index is below the stored snapshot's index.
-  Status save_snapshot(const SnapshotMeta& meta, const std::string& data);
+  // meta.index is below the stored snapshot's index. write_snapshot_data, then publish_snapshot.
+  Status save_snapshot(const SnapshotMeta& meta, std::string_view data);
+
+  // A snapshot whose data is in its file, synced, but which is not (yet) the stored snapshot.
+  struct PreparedSnapshot {
+    storage::SnapshotRecord record;
+  };
+  // The first half of save_snapshot, on any thread, concurrently with the storage thread's
+  // writes: writes `data` to a new file, syncing it every options.snapshot_sync_bytes (so that
+  // the dirty pages never pile up behind the log's fsyncs) and at the end, and then the directory.
+  // kSnapshotOutOfDate as save_snapshot (checked again on publishing). kClosed if *abandon became
+  // true between two pieces. On failure no file is left behind.
+  Status write_snapshot_data(const SnapshotMeta& meta, std::string_view data, PreparedSnapshot* out,
+                             const std::atomic<bool>* abandon = nullptr);
+  // The second half, on the storage thread: the log rules of save_snapshot, applied as of now,
+  // and the record in one synced write; then the older snapshot's data is removed. If `prepared`
+  // is out of date by now (a newer snapshot was stored meanwhile, e.g. the leader's), its file is
+  // removed and nothing else changes.
+  Status publish_snapshot(const PreparedSnapshot& prepared);
 
   // Loads the stored snapshot; kUnavailable if there is none; kCorruption if its data checksum
   // fails.
@@ -104,6 +126,11 @@ class LogStorage {
   LogStorage(std::string dir, const StorageOptions& options);
   Status recover();
   Status write(leveldb::WriteBatch* batch, bool sync);
+  Status check_snapshot_is_newer(const SnapshotMeta& meta) const;
+  std::string snapshot_path(uint64_t generation) const;
+  leveldb::Env* env() const;
+  // Removes snapshot files other than the stored snapshot's; checks the stored one is whole.
+  Status sweep_snapshot_files(uint64_t* max_generation);
   // Every writer starts here: reopens after a kNoSpace (see reopen()).
   Status reopen_if_needed();
 
@@ -124,7 +151,8 @@ class LogStorage {
   HardState hard_state_;
   // The stored snapshot record (metadata + where its data chunks are), if any.
   std::optional<storage::SnapshotRecord> snapshot_;
-  uint64_t next_snapshot_generation_ = 1;
+  // Names the next snapshot's data; write_snapshot_data takes one from any thread.
+  std::atomic<uint64_t> next_snapshot_generation_{1};
 };
 
 }  // namespace zkraft::consensus

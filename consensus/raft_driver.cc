@@ -168,7 +168,7 @@ void RaftDriver::pump() {
         // A snapshot from the leader: stored first (the storage discards a log it does not
         // match), then the entries and hard state after it. Storage completes in order, so a
         // failure here is seen before the write's completion.
-        io_.storage.store_snapshot(*rd->snapshot, rd->snapshot_data, 0,
+        io_.storage.store_snapshot(*rd->snapshot, rd->snapshot_data,
                                    fatal_on_error("storing the leader's snapshot failed"));
       }
       const Index first_unwritten =
@@ -317,7 +317,7 @@ void RaftDriver::snapshot_answered(Index index, SnapshotBytes data, uint64_t kee
                                ? log.tail_start(meta.index, keep_tail, options_.keep_tail_bytes)
                                : (meta.index > keep_tail ? meta.index - keep_tail : 0);
   const size_t bytes = data->size();
-  io_.storage.store_snapshot(meta, std::move(data), compact_to, [mb = mailbox_, this, index](Status s) {
+  io_.storage.store_own_snapshot(meta, std::move(data), compact_to, [mb = mailbox_, this, index](Status s) {
     if (s.is_ok()) {
       Mailbox::post(mb, [this, index] {
         stored_snapshot_index_ = std::max(stored_snapshot_index_, index);

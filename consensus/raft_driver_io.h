@@ -37,12 +37,20 @@ class RaftDriverStorage {
   virtual void write(std::vector<Entry> entries, std::optional<HardState> hard_state, bool need_sync,
                      Done done) = 0;
 
-  // Stores a snapshot durably. If the log holds meta.index with meta.term it is kept, otherwise
-  // it is discarded (a follower installing the leader's snapshot). Then, if compact_through > 0,
-  // drops stored entries <= min(compact_through, meta.index) (best effort, unsynced).
+  // Stores a snapshot from the leader durably, in order with the other operations. If the log
+  // holds meta.index with meta.term it is kept, otherwise it is discarded.
   // kSnapshotOutOfDate: a newer snapshot is stored already; nothing was changed.
-  virtual void store_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Index compact_through,
-                              Done done) = 0;
+  virtual void store_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Done done) = 0;
+
+  // Stores the application's own snapshot of entries already in the log, as store_snapshot
+  // does, and then, if compact_through > 0, drops stored entries <= min(compact_through,
+  // meta.index) (best effort, unsynced). The one exception to the order above: it may take
+  // effect, and complete, after operations issued later (its data is written beside the log
+  // while they go on), but it takes effect before any operation issued after its completion.
+  // A crash before it took effect leaves the older snapshot and the whole log, which recover
+  // the same state.
+  virtual void store_own_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Index compact_through,
+                                  Done done) = 0;
 
   // Reads the stored snapshot back (the driver drops its bytes from memory once stored and asks
   // for them only to stream them to a follower). kUnavailable: none stored.

@@ -55,23 +55,36 @@ class RaftNode::Wiring final : public RaftDriverStorage,
     node_.log_->submit(std::move(entries), hs, std::move(done), need_sync);
   }
 
-  void store_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Index compact_through, Done done) override {
+  void store_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Done done) override {
     // Ordered with submit(): everything submitted before is durable when this runs, and the
     // completion runs before those of later submissions.
-    GroupCommitLog& log = *node_.log_;
-    log.run([&log, meta, data = std::move(data), compact_through, done = std::move(done)](LogStorage& s) {
+    node_.log_->run([meta, data = std::move(data), done = std::move(done)](LogStorage& s) {
       Status st = s.save_snapshot(meta, *data);
-      // In steps behind later writes: compacting is never needed for durability (a crash
-      // between steps keeps a longer log, which recovers the same state).
-      if (st.is_ok() && compact_through > 0 && compact_through >= s.first_index()) {
-        log.compact_in_steps(std::min({compact_through, meta.index, s.last_index()}));
-      }
-      if (st.code() == Status::Code::kNoSpace) {
-        spdlog::warn("snapshot at index {} not stored, the disk is full ({}); the log is kept whole", meta.index,
-                     st.message());
-      }
+      warn_if_disk_full(meta, st);
       done(std::move(st));
     });
+  }
+
+  void store_own_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Index compact_through, Done done) override {
+    GroupCommitLog& log = *node_.log_;
+    log.store_snapshot_beside(meta, std::move(data),
+                              [&log, meta, compact_through, done = std::move(done)](LogStorage& s, Status st) {
+                                // In steps behind later writes: compacting is never needed for
+                                // durability (a crash between steps keeps a longer log, which
+                                // recovers the same state).
+                                if (st.is_ok() && compact_through > 0 && compact_through >= s.first_index()) {
+                                  log.compact_in_steps(std::min({compact_through, meta.index, s.last_index()}));
+                                }
+                                warn_if_disk_full(meta, st);
+                                done(std::move(st));
+                              });
+  }
+
+  static void warn_if_disk_full(const SnapshotMeta& meta, const Status& st) {
+    if (st.code() == Status::Code::kNoSpace) {
+      spdlog::warn("snapshot at index {} not stored, the disk is full ({}); the log is kept whole", meta.index,
+                   st.message());
+    }
   }
 
   void load_snapshot(Loaded done) override {

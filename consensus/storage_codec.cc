@@ -1,5 +1,7 @@
 #include "consensus/storage_codec.h"
 
+#include <cstdint>
+
 #include "consensus/storage_crc32c.h"
 
 namespace zkraft::consensus::storage {
@@ -50,6 +52,29 @@ std::string snapshot_chunk_key(uint64_t generation, uint64_t chunk) {
 std::optional<uint64_t> parse_snapshot_chunk_generation(std::string_view key) {
   if (key.size() != 17 || key[0] != kSnapshotChunkPrefix) return std::nullopt;
   return get_u64(key.data() + 1);
+}
+
+std::string snapshot_file_name(uint64_t generation) {
+  return std::string(kSnapshotFilePrefix) + std::to_string(generation) + std::string(kSnapshotFileSuffix);
+}
+
+std::optional<uint64_t> parse_snapshot_file_name(std::string_view name) {
+  if (name.size() <= kSnapshotFilePrefix.size() + kSnapshotFileSuffix.size() ||
+      !name.starts_with(kSnapshotFilePrefix) || !name.ends_with(kSnapshotFileSuffix)) {
+    return std::nullopt;
+  }
+  name.remove_prefix(kSnapshotFilePrefix.size());
+  name.remove_suffix(kSnapshotFileSuffix.size());
+  // Digits only, no leading zero: exactly the names snapshot_file_name writes.
+  if (name.size() > 20 || (name.size() > 1 && name[0] == '0')) return std::nullopt;
+  uint64_t g = 0;
+  for (char c : name) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const uint64_t d = static_cast<uint64_t>(c - '0');
+    if (g > (UINT64_MAX - d) / 10) return std::nullopt;
+    g = g * 10 + d;
+  }
+  return g;
 }
 
 namespace {
@@ -173,6 +198,7 @@ std::string encode_snapshot_record(const SnapshotRecord& r) {
   put_u64(v, r.data_size);
   put_u64(v, r.chunk_count);
   put_u32(v, r.data_crc);
+  v.push_back(r.in_file ? 1 : 0);
   seal(v);
   return v;
 }
@@ -187,11 +213,16 @@ bool decode_snapshot_record(std::string_view value, SnapshotRecord* out) {
   in.remove_prefix(16);
   if (!get_ids(in, &out->meta.membership.voters)) return false;
   if (!get_ids(in, &out->meta.membership.learners)) return false;
-  if (in.size() != 28) return false;
+  if (in.size() != 28 && in.size() != 29) return false;
   out->generation = get_u64(in.data());
   out->data_size = get_u64(in.data() + 8);
   out->chunk_count = get_u64(in.data() + 16);
   out->data_crc = get_u32(in.data() + 24);
+  out->in_file = false;
+  if (in.size() == 29) {
+    if (in[28] != 0 && in[28] != 1) return false;
+    out->in_file = in[28] == 1;
+  }
   return true;
 }
 

@@ -8,7 +8,9 @@
 //   "h"                          the hard state
 //   "f"                          the first-index marker: first index kept + term of the entry before
 //   "m"                          the snapshot metadata (points at its data generation)
-//   "s" + generation(8) + n(8)   chunk n of the snapshot data written as `generation`
+//   "s" + generation(8) + n(8)   chunk n of the snapshot data written as `generation` (the
+//                                layout before snapshot files; still read, no longer written)
+// Beside the LevelDB files: "snapshot-<generation>.data", a snapshot's data (snapshot_file_name).
 // Every value ends or starts with a CRC-32C, so a flipped or torn value is detected, not trusted.
 // An entry's CRC also covers its index, so a value stored under the wrong key is caught too.
 
@@ -28,6 +30,8 @@ inline constexpr std::string_view kHardStateKey = "h";
 inline constexpr std::string_view kFirstIndexKey = "f";
 inline constexpr std::string_view kSnapshotMetaKey = "m";
 inline constexpr std::string_view kFormatV1 = "zkraft-log-v1";
+inline constexpr std::string_view kSnapshotFilePrefix = "snapshot-";
+inline constexpr std::string_view kSnapshotFileSuffix = ".data";
 
 void put_u64(std::string& out, uint64_t v);
 void put_u32(std::string& out, uint32_t v);
@@ -43,6 +47,12 @@ std::string snapshot_chunk_key(uint64_t generation, uint64_t chunk);
 std::string snapshot_generation_prefix(uint64_t generation);
 // Parses a chunk key into its generation; nullopt if malformed.
 std::optional<uint64_t> parse_snapshot_chunk_generation(std::string_view key);
+
+// The name (in the storage directory) of the file holding the data of snapshot `generation`, and
+// its inverse: the generation, or nullopt for any other name. LevelDB ignores names it does not
+// recognise, so the files can live in its directory.
+std::string snapshot_file_name(uint64_t generation);
+std::optional<uint64_t> parse_snapshot_file_name(std::string_view name);
 
 // Entry value: crc32c(4, over index|rest) | term(8) | type(1) | data.
 std::string encode_entry_value(const Entry& e);
@@ -65,12 +75,15 @@ std::string encode_first_index(const FirstIndexMarker& m);
 bool decode_first_index(std::string_view value, FirstIndexMarker* out);
 
 // Snapshot record: the public metadata plus where and how big the data is.
+// meta | generation(8) | data_size(8) | chunk_count(8) | data_crc(4) | in_file(1) | crc32c(4);
+// a record without the in_file byte (written before snapshot files) has its data in chunks.
 struct SnapshotRecord {
   SnapshotMeta meta;
-  uint64_t generation = 0;   // chunk key namespace of the data
+  uint64_t generation = 0;   // names the data: its file, or its chunk keys
   uint64_t data_size = 0;
-  uint64_t chunk_count = 0;
+  uint64_t chunk_count = 0;  // chunks only
   uint32_t data_crc = 0;     // crc32c of the whole data
+  bool in_file = false;      // the data is the file snapshot_file_name(generation)
 };
 std::string encode_snapshot_record(const SnapshotRecord& r);
 bool decode_snapshot_record(std::string_view value, SnapshotRecord* out);

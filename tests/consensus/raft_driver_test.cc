@@ -60,6 +60,7 @@ class ManualStorage : public RaftDriverStorage {
     SnapshotMeta meta;
     std::string data;
     Index compact_through = 0;
+    bool own = false;  // store_own_snapshot
     Done done;
   };
   void write(std::vector<Entry> entries, std::optional<HardState> hs, bool need_sync, Done done) override {
@@ -70,9 +71,15 @@ class ManualStorage : public RaftDriverStorage {
     op.done = std::move(done);
     ops.push_back(std::move(op));
   }
-  void store_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Index compact_through, Done done) override {
+  void store_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Done done) override {
+    store_own_snapshot(meta, std::move(data), 0, std::move(done));
+    ops.back().own = false;
+  }
+  // In order with the writes here; the reordering the real storage allows is the simulation's.
+  void store_own_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Index compact_through, Done done) override {
     Op op;
     op.is_snapshot = true;
+    op.own = true;
     op.meta = meta;
     op.data = *data;
     op.compact_through = compact_through;
@@ -370,6 +377,7 @@ TEST(RaftDriver, SnapshotIsAnsweredLaterFromAnotherThreadThenStoredAndCompacted)
   ASSERT_EQ(h.storage.ops.size(), 1u);
   const auto& op = h.storage.ops.front();
   ASSERT_TRUE(op.is_snapshot);
+  EXPECT_TRUE(op.own);  // may be stored beside the log, behind later writes
   EXPECT_EQ(op.meta.index, at);
   EXPECT_EQ(op.data, "snap@" + std::to_string(at));
   EXPECT_EQ(op.compact_through, at - 1);
@@ -530,6 +538,7 @@ TEST(RaftDriver, LeaderSnapshotIsStoredBeforeTheEntriesAfterItAndRestoredAfterBo
   EXPECT_TRUE(h.storage.ops[0].is_snapshot);
   EXPECT_EQ(h.storage.ops[0].meta.index, 10u);
   EXPECT_EQ(h.storage.ops[0].compact_through, 0u);
+  EXPECT_FALSE(h.storage.ops[0].own);  // the leader's: stored in order, before the entries after it
   EXPECT_FALSE(h.storage.ops[1].is_snapshot);
   EXPECT_TRUE(h.app.restored.empty());
   h.storage.complete_one();  // the snapshot is on disk, the write after it is not

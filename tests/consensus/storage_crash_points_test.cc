@@ -8,14 +8,15 @@
 //   - LogStorage::open recovers (a power cut is not corruption);
 //   - the recovered state is exactly the state after some operation j, where j is at least the
 //     last operation acknowledged as durable (a synced append, a snapshot) and at most the one that
-//     failed: nothing acknowledged is lost, nothing is half-applied (a snapshot's chunks and its
-//     metadata, an append's entries and hard state, appear together or not at all);
+//     failed: nothing acknowledged is lost, nothing is half-applied (a snapshot's file and its
+//     record, an append's entries and hard state, appear together or not at all);
 //   - the recovered storage takes a new synced append, which survives a clean reopen.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -70,7 +71,7 @@ std::string describe(const Observed& o) {
          (o.snapshot ? std::to_string(o.snapshot->index) : std::string("none"));
 }
 
-// A deterministic snapshot body of several chunks (kChunk below), different per index.
+// A deterministic snapshot body, different per index.
 std::string snapshot_data(Index index, size_t bytes) {
   std::string data(bytes, '\0');
   std::mt19937 rng(static_cast<uint32_t>(index));
@@ -112,18 +113,25 @@ std::vector<Op> workload() {
                    return st.save_snapshot(SnapshotMeta{40, 3, members()}, snapshot_data(40, 150'000));
                  }});
   append("append 41..45 after the install", make_entries(41, 45, 3), HardState{3, 3, 43}, true);
-  ops.push_back({"own snapshot at 44", true, [](LogStorage& st) {
-                   return st.save_snapshot(SnapshotMeta{44, 3, members()}, snapshot_data(44, 90'000));
+  // As GroupCommitLog::store_snapshot_beside stores an own snapshot: its data first, then a
+  // synced append made meanwhile, then the publish.
+  auto prepared = std::make_shared<LogStorage::PreparedSnapshot>();
+  ops.push_back({"own snapshot at 44: its data written beside the log", false, [prepared](LogStorage& st) {
+                   return st.write_snapshot_data(SnapshotMeta{44, 3, members()}, snapshot_data(44, 90'000),
+                                                 prepared.get());
                  }});
+  append("append 46 while the snapshot is not published", {make_entry(46, 3)}, HardState{3, 3, 44}, true);
+  ops.push_back({"own snapshot at 44 published", true,
+                 [prepared](LogStorage& st) { return st.publish_snapshot(*prepared); }});
   ops.push_back({"compact through 44", false, [](LogStorage& st) { return st.compact(44); }});
-  append("append 46 unsynced", {make_entry(46, 3)}, std::nullopt, false);
+  append("append 47 unsynced", {make_entry(47, 3)}, std::nullopt, false);
   return ops;
 }
 
 StorageOptions options(CrashEnv* env) {
   StorageOptions o;
   o.env = env;
-  o.snapshot_chunk_bytes = 64 << 10;  // several chunks per snapshot: each one a boundary
+  o.snapshot_sync_bytes = 64 << 10;  // several syncs per snapshot file: each one a boundary
   return o;
 }
 

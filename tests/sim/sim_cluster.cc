@@ -13,6 +13,15 @@ using consensus::RaftCore;
 using consensus::RaftDriver;
 using consensus::Ready;
 
+std::map<std::string, uint64_t> SimCluster::counters() const {
+  std::map<std::string, uint64_t> c = counters_;
+  for (const auto& [id, n] : nodes_) {
+    c["snapshot.own_beside"] += n.storage.own_snapshots();
+    c["snapshot.own_overtaken"] += n.storage.own_snapshots_overtaken();
+  }
+  return c;
+}
+
 SimCluster::SimCluster(const SimOptions& options) : opt_(options), rng_(options.seed) {
   for (int i = 1; i <= opt_.voters; ++i) initial_.voters.push_back(static_cast<NodeId>(i));
   for (int i = 1; i <= opt_.voters + opt_.spare_nodes; ++i) {
@@ -20,6 +29,7 @@ SimCluster::SimCluster(const SimOptions& options) : opt_(options), rng_(options.
     n.id = static_cast<NodeId>(i);
     n.rng = rng_.fork();
     n.io = std::make_unique<NodeIo>(*this, n.id);
+    n.storage.set_seed(options.seed ^ (0xD1B54A32D192ED03ull * static_cast<uint64_t>(i)));
     n.storage.set_start_io([this, id = n.id] {
       schedule(now_ + rng_.between(opt_.min_disk_ms, opt_.max_disk_ms), EventKind::kDiskDone, id,
                nodes_.at(id).epoch);

@@ -127,7 +127,9 @@ class SimCluster {
   uint64_t trace_hash() const { return trace_hash_; }
   // Coverage counters ("recv.Append", "crash", "snapshot.restored", "read_state", ...), to show
   // that a run exercised what it claims to.
-  const std::map<std::string, uint64_t>& counters() const { return counters_; }
+  // Includes the storages' "snapshot.own_beside" (own snapshots stored beside the log) and
+  // "snapshot.own_overtaken" (of those, published after a later operation completed).
+  std::map<std::string, uint64_t> counters() const;
   uint64_t events() const { return events_; }
   SimRng& rng() { return rng_; }
 

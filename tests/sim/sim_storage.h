@@ -2,7 +2,11 @@
 // One simulated node's disk, as the RaftDriver's storage: what is durable (survives a crash) and
 // the operations on their way to the disk.
 //
-// Operations complete strictly in the order issued, like GroupCommitLog. A synced write or a
+// Operations complete strictly in the order issued, like GroupCommitLog, except the application's
+// own snapshots (store_own_snapshot), which GroupCommitLog writes beside the log: one is published
+// only once the next 0 to 3 operations (drawn from this storage's own seeded stream) have completed,
+// or sooner when nothing else is queued, so later writes may be durable before it; a crash first
+// loses it. A synced write or a
 // snapshot takes disk time: when it reaches the head of the queue the owner is asked to start
 // the I/O (start_io) and calls disk_done() once the simulated latency passed. An unsynced write
 // completes as soon as it reaches the head but is only in the page cache: the next synced write
@@ -30,6 +34,9 @@ namespace zkraft::sim {
 class SimStorage : public consensus::RaftDriverStorage {
  public:
   void set_start_io(std::function<void()> start_io) { start_io_ = std::move(start_io); }
+  // The stream that decides how long own snapshots wait (its own, so that the cluster's stream,
+  // and so every other decision of a seed, is the same as without it).
+  void set_seed(uint64_t seed) { rng_ = SimRng(seed); }
 
   void write(std::vector<consensus::Entry> entries, std::optional<consensus::HardState> hs, bool need_sync,
              Done done) override {
@@ -38,20 +45,38 @@ class SimStorage : public consensus::RaftDriverStorage {
     op.hard_state = hs;
     op.need_sync = need_sync;
     op.done = std::move(done);
+    op.seq = ++next_seq_;
     queue_.push_back(std::move(op));
     kick();
   }
 
-  void store_snapshot(const consensus::SnapshotMeta& meta, consensus::SnapshotBytes data, consensus::Index compact_through,
-                      Done done) override {
+  void store_snapshot(const consensus::SnapshotMeta& meta, consensus::SnapshotBytes data, Done done) override {
     Op op;
     op.snapshot = meta;
-    op.snapshot_data = std::move(*data);  // the sim copies: its disk is a model
-    op.compact_through = compact_through;
+    op.snapshot_data = *data;  // the sim copies: its disk is a model
     op.done = std::move(done);
+    op.seq = ++next_seq_;
     queue_.push_back(std::move(op));
     kick();
   }
+
+  void store_own_snapshot(const consensus::SnapshotMeta& meta, consensus::SnapshotBytes data,
+                          consensus::Index compact_through, Done done) override {
+    Op op;
+    op.snapshot = meta;
+    op.snapshot_data = *data;
+    op.compact_through = compact_through;
+    op.done = std::move(done);
+    op.seq = ++next_seq_;
+    beside_.push_back(Beside{rng_.below(4), std::move(op)});
+    ++own_snapshots_;
+    kick();
+  }
+
+  // How many own snapshots were stored beside the log, and how many of them were published after
+  // an operation issued later had completed (so the simulation really reorders).
+  uint64_t own_snapshots() const { return own_snapshots_; }
+  uint64_t own_snapshots_overtaken() const { return own_snapshots_overtaken_; }
 
   // The I/O started by start_io finished: the head operation is durable.
   void disk_done() {
@@ -62,7 +87,7 @@ class SimStorage : public consensus::RaftDriverStorage {
   }
 
   // Whether anything is on its way to the disk (a crash now loses or tears it).
-  bool busy() const { return !queue_.empty(); }
+  bool busy() const { return !queue_.empty() || !beside_.empty(); }
   // Whether the head operation is a write with entries under way (a crash may tear it).
   bool tearable() const { return io_busy_ && !queue_.front().snapshot && !queue_.front().entries.empty(); }
 
@@ -78,6 +103,7 @@ class SimStorage : public consensus::RaftDriverStorage {
     }
     unsynced_.clear();
     queue_.clear();
+    beside_.clear();
     io_busy_ = false;
   }
 
@@ -107,6 +133,7 @@ class SimStorage : public consensus::RaftDriverStorage {
   void load_snapshot(Loaded done) override {
     Op op;
     op.loaded = std::move(done);
+    op.seq = ++next_seq_;
     queue_.push_back(std::move(op));
     kick();
   }
@@ -124,9 +151,26 @@ class SimStorage : public consensus::RaftDriverStorage {
     consensus::Index compact_through = 0;
     Done done;
     Loaded loaded;  // set: a load_snapshot
+    uint64_t seq = 0;        // issue order
+    bool overtaken = false;  // an own snapshot that an operation issued after it completed before
+  };
+  // An own snapshot whose data is still being written: queued for publishing once `ops_left`
+  // more operations have completed.
+  struct Beside {
+    uint64_t ops_left;
+    Op op;
   };
 
+  // Queues the own snapshots that are due, in the order they were stored (one writer thread).
+  void release_beside() {
+    while (!beside_.empty() && (beside_.front().ops_left == 0 || queue_.empty())) {
+      queue_.push_back(std::move(beside_.front().op));
+      beside_.pop_front();
+    }
+  }
+
   void kick() {
+    release_beside();
     while (!io_busy_ && !queue_.empty()) {
       const Op& head = queue_.front();
       if (!head.snapshot && !head.need_sync) {
@@ -141,6 +185,11 @@ class SimStorage : public consensus::RaftDriverStorage {
   void complete_front() {
     Op op = std::move(queue_.front());
     queue_.pop_front();
+    for (Beside& b : beside_) {
+      b.op.overtaken = b.op.overtaken || op.seq > b.op.seq;
+      if (b.ops_left > 0) --b.ops_left;
+    }
+    if (op.overtaken) ++own_snapshots_overtaken_;
     if (!op.snapshot && !op.loaded && !op.need_sync) {
       Done done = std::move(op.done);
       unsynced_.push_back(std::move(op));
@@ -196,6 +245,11 @@ class SimStorage : public consensus::RaftDriverStorage {
 
   std::function<void()> start_io_;
   std::deque<Op> queue_;
+  std::deque<Beside> beside_;
+  uint64_t next_seq_ = 0;
+  SimRng rng_{0};
+  uint64_t own_snapshots_ = 0;
+  uint64_t own_snapshots_overtaken_ = 0;
   bool io_busy_ = false;
   std::vector<Op> unsynced_;  // completed, not yet covered by an fsync: lost in a crash
 
