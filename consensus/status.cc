@@ -12,6 +12,7 @@ const char* to_string(Status::Code code) {
     case Status::Code::kCorruption: return "corruption";
     case Status::Code::kIOError: return "io error";
     case Status::Code::kClosed: return "closed";
+    case Status::Code::kNoSpace: return "no space";
   }
   return "unknown";
 }

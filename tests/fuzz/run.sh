@@ -1,34 +1,28 @@
 #!/usr/bin/env bash
-# Builds the fuzzers with clang++ (libFuzzer + ASan + UBSan) into ${BUILD_DIR:-<repo>/build}/fuzz and
-# runs each for FUZZ_SECONDS (default 30):
+# Builds the libFuzzer targets (tests/fuzz/CMakeLists.txt, in build-tests/ by tools/build-tests.sh,
+# clang++ with ASan and UBSan; FUZZ_NO_BUILD=1 when they are built already) and runs each for
+# FUZZ_SECONDS (default 30):
 #   fuzz_jute   what reads untrusted client bytes (seeds made from tests/jute/golden)
 #   fuzz_state  what reads the log, the disk and peers, and the state machine that applies it
 #   fuzz_wire   the peer transport's frames and handshake, AdminServer HTTP requests, 4lw
 #   fuzz_config YAML, zoo.cfg, -D words, server.N specs, JAAS files
 # Seeds: tests/fuzz/corpus/<fuzzer>/ (small, kept in the repo), the golden transcripts, conf/.
-# FUZZERS="fuzz_wire fuzz_config" runs only those (tools/fuzz-all.sh runs them longer).
-# Exits non-zero if a build fails or a fuzzer finds a crash; prints one summary line each.
+# The corpora grow in build-tests/fuzz/. FUZZERS="fuzz_wire fuzz_config" runs only those
+# (tools/fuzz-all.sh runs them longer). Exits non-zero if a build fails or a fuzzer finds a
+# crash; prints one summary line each.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=${BUILD_DIR:-$root/build}/fuzz
+tree=${TESTS_BUILD_DIR:-$root/build-tests}
+out=$tree/fuzz
 seconds=${FUZZ_SECONDS:-30}
+if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
+  TESTS_BUILD_DIR=$tree "$root/tools/build-tests.sh" fuzzers
+fi
 mkdir -p "$out/corpus" "$out/seeds" "$out/corpus_state" "$out/corpus_wire" "$out/corpus_config" \
   "$out/seeds_config"
-flags=(-std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I"$root")
-
-# Only the sources each needs: the fuzzers are not part of the main g++ build.
-clang++ "${flags[@]}" "$root/tests/fuzz/fuzz_jute.cc" "$root"/jute/*.cc -o "$out/fuzz_jute"
-clang++ "${flags[@]}" "$root/tests/fuzz/fuzz_state.cc" "$root"/jute/*.cc "$root"/tree/*.cc \
-  "$root"/session/*.cc "$root"/server/zk_state_machine*.cc "$root"/server/{txn,peer_message,membership_text,config_values}.cc \
-  "$root"/consensus/{messages,storage_codec,storage_crc32c}.cc -lfmt -o "$out/fuzz_state"
-config_sources=("$root"/server/config_keys*.cc "$root"/server/{config_file,config_values,zoo_cfg,yaml_config,system_properties,membership_text,tls_options}.cc)
-# The admin commands reach the state machine (restore checks a state) and the trace mask.
-clang++ "${flags[@]}" "$root/tests/fuzz/fuzz_wire.cc" "$root/consensus/peer_transport_frame.cc" \
-  "$root"/server/zk_state_machine*.cc "$root"/server/{admin_commands,admin_json,four_letter_words,digest_auth,trace_mask,txn,peer_message}.cc \
-  "${config_sources[@]}" "$root"/jute/*.cc "$root"/tree/*.cc "$root"/session/*.cc \
-  -lyaml-cpp -lfmt -lssl -lcrypto -o "$out/fuzz_wire"
-clang++ "${flags[@]}" "$root/tests/fuzz/fuzz_config.cc" "$root/server/jaas_file.cc" \
-  "${config_sources[@]}" -lyaml-cpp -lfmt -lssl -lcrypto -o "$out/fuzz_config"
+for f in fuzz_jute fuzz_state fuzz_wire fuzz_config; do
+  ln -sf "$tree/tests/fuzz/$f" "$out/$f"
+done
 
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3
