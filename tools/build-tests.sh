@@ -17,6 +17,6 @@ if [ -f "$dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang
 fi
 cmake -S "$root" -B "$dir" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None \
   "-DCMAKE_CXX_FLAGS=-O0 -gline-tables-only" -DZKRAFT_SANITIZE=address,undefined -DZKRAFT_UNIT_TESTS=ON \
-  -DZKRAFT_FUZZERS=ON -DZKRAFT_RAFT_OPTIMIZE=-O1 >/dev/null
+  -DZKRAFT_FUZZERS=ON -DZKRAFT_CORE_OPTIMIZE=-O1 >/dev/null
 if [ $# -eq 0 ]; then set -- unit_tests fuzzers; fi
 cmake --build "$dir" -j"$(nproc)" --target "$@"
