@@ -529,7 +529,8 @@ Status LogStorage::write_snapshot_data(const SnapshotMeta& meta, std::string_vie
 Status LogStorage::publish_snapshot(const PreparedSnapshot& prepared) {
   const SnapshotRecord& rec = prepared.record;
   ZKRAFT_INVARIANT(rec.in_file, "a prepared snapshot's data is in its file");
-  if (Status r = reopen_if_needed(); !r.is_ok()) return r;  // the file stays for a retry; open() sweeps it
+  // On failure the file stays until the next open() removes it (nothing names it).
+  if (Status r = reopen_if_needed(); !r.is_ok()) return r;
   if (Status s = check_snapshot_is_newer(rec.meta); !s.is_ok()) {
     env()->RemoveFile(snapshot_path(rec.generation));
     return s;
