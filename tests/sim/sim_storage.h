@@ -3,10 +3,11 @@
 // the operations on their way to the disk.
 //
 // Operations complete strictly in the order issued, like GroupCommitLog, except the application's
-// own snapshots (store_own_snapshot), which GroupCommitLog writes beside the log: one is published
-// only once the next 0 to 3 operations (drawn from this storage's own seeded stream) have completed,
-// or sooner when nothing else is queued, so later writes may be durable before it; a crash first
-// loses it. A synced write or a
+// own snapshots (store_own_snapshot), which GroupCommitLog writes beside the log: one is queued for
+// publishing only once 0 to 3 more operations (drawn from this storage's own seeded stream) have
+// been issued or completed, behind the operations queued by then, so later writes may be durable
+// before it; a crash first loses it. (On a disk with nothing else to do it waits for the next
+// operation: unlike the real writer, which finishes on its own; the driver only keeps the bytes.) A synced write or a
 // snapshot takes disk time: when it reaches the head of the queue the owner is asked to start
 // the I/O (start_io) and calls disk_done() once the simulated latency passed. An unsynced write
 // completes as soon as it reaches the head but is only in the page cache: the next synced write
@@ -45,9 +46,7 @@ class SimStorage : public consensus::RaftDriverStorage {
     op.hard_state = hs;
     op.need_sync = need_sync;
     op.done = std::move(done);
-    op.seq = ++next_seq_;
-    queue_.push_back(std::move(op));
-    kick();
+    issue(std::move(op));
   }
 
   void store_snapshot(const consensus::SnapshotMeta& meta, consensus::SnapshotBytes data, Done done) override {
@@ -55,9 +54,7 @@ class SimStorage : public consensus::RaftDriverStorage {
     op.snapshot = meta;
     op.snapshot_data = *data;  // the sim copies: its disk is a model
     op.done = std::move(done);
-    op.seq = ++next_seq_;
-    queue_.push_back(std::move(op));
-    kick();
+    issue(std::move(op));
   }
 
   void store_own_snapshot(const consensus::SnapshotMeta& meta, consensus::SnapshotBytes data,
@@ -133,9 +130,7 @@ class SimStorage : public consensus::RaftDriverStorage {
   void load_snapshot(Loaded done) override {
     Op op;
     op.loaded = std::move(done);
-    op.seq = ++next_seq_;
-    queue_.push_back(std::move(op));
-    kick();
+    issue(std::move(op));
   }
 
   const consensus::SnapshotMeta& snapshot() const { return snapshot_; }
@@ -155,15 +150,26 @@ class SimStorage : public consensus::RaftDriverStorage {
     bool overtaken = false;  // an own snapshot that an operation issued after it completed before
   };
   // An own snapshot whose data is still being written: queued for publishing once `ops_left`
-  // more operations have completed.
+  // more operations have been issued or completed.
   struct Beside {
     uint64_t ops_left;
     Op op;
   };
 
+  // Queues an operation; it counts towards publishing the own snapshots waiting beside the log,
+  // which are then queued behind it when due.
+  void issue(Op op) {
+    op.seq = ++next_seq_;
+    queue_.push_back(std::move(op));
+    for (Beside& b : beside_) {
+      if (b.ops_left > 0) --b.ops_left;
+    }
+    kick();
+  }
+
   // Queues the own snapshots that are due, in the order they were stored (one writer thread).
   void release_beside() {
-    while (!beside_.empty() && (beside_.front().ops_left == 0 || queue_.empty())) {
+    while (!beside_.empty() && beside_.front().ops_left == 0) {
       queue_.push_back(std::move(beside_.front().op));
       beside_.pop_front();
     }
