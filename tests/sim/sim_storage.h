@@ -6,10 +6,12 @@
 // own snapshots (store_own_snapshot), which GroupCommitLog writes beside the log: one is queued for
 // publishing only once 0 to 3 more operations (drawn from this storage's own seeded stream) have
 // been issued or completed, behind the operations queued by then, so later writes may be durable
-// before it; a crash first loses it. (On a disk with nothing else to do it waits for the next
-// operation: unlike the real writer, which finishes on its own; the driver only keeps the bytes.) A synced write or a
-// snapshot takes disk time: when it reaches the head of the queue the owner is asked to start
-// the I/O (start_io) and calls disk_done() once the simulated latency passed. An unsynced write
+// before it; a crash first loses it. On a disk with nothing else to do it waits for the next
+// operation (the real writer finishes on its own; meanwhile the driver only keeps the bytes).
+//
+// A synced write or a snapshot takes disk time: when it reaches the head of the queue the owner
+// is asked to start the I/O (start_io) and calls disk_done() once the simulated latency passed.
+// An unsynced write
 // completes as soon as it reaches the head but is only in the page cache: the next synced write
 // or snapshot makes it durable (an fsync of the log covers everything written before it), and a
 // crash before that keeps only a prefix of the unsynced writes (the log is flushed in order). A
