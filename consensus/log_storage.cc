@@ -6,51 +6,18 @@
 #include <leveldb/write_batch.h>
 #include <spdlog/spdlog.h>
 
-#include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstring>
 #include <mutex>
 
 #include "consensus/invariant.h"
 #include "consensus/log_append_rule.h"
-#include "consensus/storage_crc32c.h"
+#include "consensus/log_storage_errors.h"
 
 namespace zkraft::consensus {
 
 using namespace storage;  // NOLINT: the codec is this file's vocabulary
 
 namespace {
-
-// A snapshot file is written and read in pieces of this size.
-constexpr size_t kSnapshotWriteBytes = 1 << 20;
-
-std::string describe(const leveldb::Status& s) { return s.ToString(); }
-
-// LevelDB's PosixEnv reports errno as strerror text; ENOSPC is the one failure worth waiting out.
-bool is_no_space(const leveldb::Status& s) {
-  return s.IsIOError() && s.ToString().find("No space left on device") != std::string::npos;
-}
-
-Status file_error(const std::string& what, const leveldb::Status& s) {
-  const std::string m = what + ": " + describe(s);
-  return is_no_space(s) ? Status::error(Status::Code::kNoSpace, m) : Status::io_error(m);
-}
-
-Status sync_directory(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Status::io_error("opening directory " + dir + ": " + std::strerror(errno));
-  const int r = ::fsync(fd);
-  const int err = errno;
-  ::close(fd);
-  if (r != 0) {
-    const std::string m = "syncing directory " + dir + ": " + std::strerror(err);
-    return err == ENOSPC ? Status::error(Status::Code::kNoSpace, m) : Status::io_error(m);
-  }
-  return Status::ok();
-}
 
 leveldb::Options db_options(const StorageOptions& options, leveldb::Cache* cache) {
   leveldb::Options lo;
@@ -120,8 +87,7 @@ Status LogStorage::reopen() {
   if (!s.ok()) {
     // Readers must not find db_ null: they are told to wait (they hold db_mu_ shared) until a
     // later reopen succeeds. Until then reads fail as unavailable.
-    const std::string m = "reopening " + dir_ + ": " + describe(s);
-    return is_no_space(s) ? Status::error(Status::Code::kNoSpace, m) : Status::io_error(m);
+    return leveldb_error("reopening " + dir_, s);
   }
   db_.reset(db);
   return Status::ok();
@@ -280,38 +246,6 @@ Status LogStorage::recover() {
   return Status::ok();
 }
 
-Status LogStorage::sweep_snapshot_files(uint64_t* max_generation) {
-  std::vector<std::string> names;
-  if (leveldb::Status s = env()->GetChildren(dir_, &names); !s.ok()) {
-    return Status::io_error("listing " + dir_ + ": " + describe(s));
-  }
-  const std::optional<uint64_t> stored =
-      snapshot_ && snapshot_->in_file ? std::optional<uint64_t>(snapshot_->generation) : std::nullopt;
-  for (const std::string& name : names) {
-    const std::optional<uint64_t> gen = parse_snapshot_file_name(name);
-    if (!gen) continue;
-    *max_generation = std::max(*max_generation, *gen);
-    if (gen == stored) continue;
-    // Written by a snapshot that was never published (a crash, or a newer one won), or the data
-    // of an older one whose removal was lost.
-    if (leveldb::Status d = env()->RemoveFile(dir_ + "/" + name); !d.ok()) {
-      spdlog::warn("log storage {}: removing the unused snapshot file {}: {}", dir_, name, d.ToString());
-    }
-  }
-  if (stored) {
-    uint64_t size = 0;
-    const std::string path = snapshot_path(*stored);
-    if (leveldb::Status s = env()->GetFileSize(path, &size); !s.ok()) {
-      return Status::corruption("the stored snapshot's data " + path + " is missing: " + describe(s));
-    }
-    if (size != snapshot_->data_size) {
-      return Status::corruption("the stored snapshot's data " + path + " has " + std::to_string(size) +
-                                " bytes, its record says " + std::to_string(snapshot_->data_size));
-    }
-  }
-  return Status::ok();
-}
-
 Status LogStorage::append(const std::vector<Entry>& entries, const HardState* hs, bool sync) {
   if (Status r = reopen_if_needed(); !r.is_ok()) return r;
   const Index first = first_index();
@@ -433,230 +367,6 @@ std::optional<SnapshotMeta> LogStorage::snapshot_meta() const {
   std::shared_lock lock(meta_mu_);
   if (!snapshot_) return std::nullopt;
   return snapshot_->meta;
-}
-
-Status LogStorage::check_snapshot_is_newer(const SnapshotMeta& meta) const {
-  std::optional<Index> stored;
-  {
-    std::shared_lock lock(meta_mu_);
-    if (snapshot_) stored = snapshot_->meta.index;
-  }
-  if (stored && meta.index < *stored) {
-    return Status::error(Status::Code::kSnapshotOutOfDate,
-                         "snapshot at " + std::to_string(meta.index) + " is older than stored " +
-                             std::to_string(*stored));
-  }
-  if (meta.index + 1 < first_index()) {
-    return Status::error(Status::Code::kSnapshotOutOfDate,
-                         "snapshot at " + std::to_string(meta.index) + " is below the log start " +
-                             std::to_string(first_index()));
-  }
-  return Status::ok();
-}
-
-leveldb::Env* LogStorage::env() const { return options_.env != nullptr ? options_.env : leveldb::Env::Default(); }
-
-std::string LogStorage::snapshot_path(uint64_t generation) const {
-  return dir_ + "/" + snapshot_file_name(generation);
-}
-
-Status LogStorage::save_snapshot(const SnapshotMeta& meta, std::string_view data) {
-  PreparedSnapshot prepared;
-  if (Status s = write_snapshot_data(meta, data, &prepared); !s.is_ok()) return s;
-  return publish_snapshot(prepared);
-}
-
-Status LogStorage::write_snapshot_data(const SnapshotMeta& meta, std::string_view data, PreparedSnapshot* out,
-                                       const std::atomic<bool>* abandon) {
-  if (Status s = check_snapshot_is_newer(meta); !s.is_ok()) return s;
-  SnapshotRecord rec;
-  rec.meta = meta;
-  rec.generation = next_snapshot_generation_.fetch_add(1);
-  rec.data_size = data.size();
-  rec.in_file = true;
-  const std::string path = snapshot_path(rec.generation);
-  leveldb::WritableFile* raw = nullptr;
-  leveldb::Status ls = env()->NewWritableFile(path, &raw);
-  if (!ls.ok()) return file_error("creating " + path, ls);
-  std::unique_ptr<leveldb::WritableFile> file(raw);
-  Status result = Status::ok();
-  uint32_t crc = 0;
-  const size_t sync_every = std::max<size_t>(options_.snapshot_sync_bytes, 1);
-  size_t unsynced = 0;
-  for (size_t off = 0; off < data.size();) {
-    if (abandon != nullptr && abandon->load(std::memory_order_acquire)) {
-      result = Status::closed("writing snapshot " + path + " abandoned");
-      break;
-    }
-    const size_t len = std::min({kSnapshotWriteBytes, sync_every - unsynced, data.size() - off});
-    crc = crc32c_extend(crc, data.data() + off, len);
-    ls = file->Append(leveldb::Slice(data.data() + off, len));
-    if (!ls.ok()) {
-      result = file_error("writing " + path, ls);
-      break;
-    }
-    off += len;
-    unsynced += len;
-    if (unsynced == sync_every) {
-      ls = file->Sync();
-      if (!ls.ok()) {
-        result = file_error("syncing " + path, ls);
-        break;
-      }
-      unsynced = 0;
-    }
-  }
-  if (result.is_ok()) {
-    ls = file->Sync();
-    if (!ls.ok()) result = file_error("syncing " + path, ls);
-  }
-  if (result.is_ok()) {
-    ls = file->Close();
-    if (!ls.ok()) result = file_error("closing " + path, ls);
-  }
-  file.reset();
-  // The file's name must be durable before a record naming it is.
-  if (result.is_ok()) result = sync_directory(dir_);
-  if (!result.is_ok()) {
-    env()->RemoveFile(path);
-    return result;
-  }
-  rec.data_crc = crc;
-  out->record = rec;
-  return Status::ok();
-}
-
-Status LogStorage::publish_snapshot(const PreparedSnapshot& prepared) {
-  const SnapshotRecord& rec = prepared.record;
-  ZKRAFT_INVARIANT(rec.in_file, "a prepared snapshot's data is in its file");
-  // On failure the file stays until the next open() removes it (nothing names it).
-  if (Status r = reopen_if_needed(); !r.is_ok()) return r;
-  if (Status s = check_snapshot_is_newer(rec.meta); !s.is_ok()) {
-    env()->RemoveFile(snapshot_path(rec.generation));
-    return s;
-  }
-  std::optional<SnapshotRecord> old;
-  {
-    std::shared_lock lock(meta_mu_);
-    old = snapshot_;
-  }
-  const SnapshotMeta& meta = rec.meta;
-  Term t = 0;
-  const bool keep_log = term(meta.index, &t).is_ok() && t == meta.term;
-  const Index first = first_index();
-  const Index last = last_index();
-  leveldb::WriteBatch batch;
-  if (!keep_log) {
-    for (Index i = first; i <= last; ++i) batch.Delete(entry_key(i));
-    batch.Put(leveldb::Slice(kFirstIndexKey.data(), kFirstIndexKey.size()),
-              encode_first_index(FirstIndexMarker{meta.index + 1, meta.term}));
-  }
-  batch.Put(leveldb::Slice(kSnapshotMetaKey.data(), kSnapshotMetaKey.size()), encode_snapshot_record(rec));
-  // A failed write may still have reached the disk: the file stays, and open() keeps it if the
-  // record did.
-  if (Status s = write(&batch, true); !s.is_ok()) return s;
-  {
-    std::unique_lock lock(meta_mu_);
-    snapshot_ = rec;
-    if (!keep_log) {
-      first_index_.store(meta.index + 1, std::memory_order_release);
-      last_index_.store(meta.index, std::memory_order_release);
-      prev_term_ = meta.term;
-    }
-  }
-
-  // The old data is unreachable now; removing it may be lost in a crash (open() sweeps it).
-  if (old && old->in_file) {
-    leveldb::Status d = env()->RemoveFile(snapshot_path(old->generation));
-    if (!d.ok()) spdlog::warn("log storage {}: removing the old snapshot's file: {}", dir_, d.ToString());
-  } else if (old) {
-    leveldb::WriteBatch del;
-    for (uint64_t n = 0; n < old->chunk_count; ++n) del.Delete(snapshot_chunk_key(old->generation, n));
-    Status d = write(&del, false);
-    if (!d.is_ok()) spdlog::warn("log storage {}: dropping old snapshot chunks: {}", dir_, d.to_string());
-  }
-  return Status::ok();
-}
-
-Status LogStorage::load_snapshot(SnapshotMeta* meta, std::string* data) const {
-  std::shared_lock db_lock(db_mu_);
-  if (!db_) return Status::unavailable("log storage in " + dir_ + " is closed until the disk has space");
-  std::optional<SnapshotRecord> rec;
-  const leveldb::Snapshot* snap = nullptr;
-  std::unique_ptr<leveldb::SequentialFile> file;
-  {
-    // Opening the file, or taking the LevelDB snapshot, under the lock pins this record's data: a
-    // newer publish removes the old data only after it has swapped the record under the exclusive
-    // lock (and an open file outlives its removal).
-    std::shared_lock lock(meta_mu_);
-    rec = snapshot_;
-    if (rec && rec->in_file) {
-      leveldb::SequentialFile* raw = nullptr;
-      leveldb::Status s = env()->NewSequentialFile(snapshot_path(rec->generation), &raw);
-      if (!s.ok()) return Status::io_error("opening the snapshot's data: " + describe(s));
-      file.reset(raw);
-    } else if (rec) {
-      snap = db_->GetSnapshot();
-    }
-  }
-  if (!rec) return Status::unavailable("no snapshot stored");
-  std::string out;
-  Status result = Status::ok();
-  uint32_t crc = 0;
-  if (file) {
-    // Straight into the result, one piece at a time, checksummed while each is in cache.
-    out.resize(rec->data_size);
-    size_t off = 0;
-    while (off < out.size()) {
-      leveldb::Slice got;
-      const size_t want = std::min(kSnapshotWriteBytes, out.size() - off);
-      leveldb::Status s = file->Read(want, &got, out.data() + off);
-      if (!s.ok()) return Status::io_error("reading the snapshot's data: " + describe(s));
-      if (got.empty()) break;  // shorter than the record says
-      if (got.data() != out.data() + off) std::memcpy(out.data() + off, got.data(), got.size());
-      crc = crc32c_extend(crc, out.data() + off, got.size());
-      off += got.size();
-    }
-    char extra = 0;
-    leveldb::Slice more;
-    if (off < out.size() || !file->Read(1, &more, &extra).ok() || !more.empty()) {
-      return Status::corruption("snapshot at index " + std::to_string(rec->meta.index) + " in " + dir_ +
-                                ": its file does not have the " + std::to_string(rec->data_size) +
-                                " bytes its record says");
-    }
-  } else {
-    leveldb::ReadOptions ro;
-    ro.snapshot = snap;
-    // Read once, start to end: keeping the chunks in the block cache would only evict the log.
-    ro.fill_cache = false;
-    out.reserve(rec->data_size);
-    {
-      // One iterator over the generation's chunks (keys sort by chunk number): each value is
-      // appended straight from LevelDB's block, and checksummed while it is still in cache.
-      std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro));
-      it->Seek(snapshot_chunk_key(rec->generation, 0));
-      for (uint64_t n = 0; n < rec->chunk_count; ++n, it->Next()) {
-        const std::string want = snapshot_chunk_key(rec->generation, n);
-        if (!it->Valid() || it->key() != leveldb::Slice(want)) {
-          result = it->status().ok() ? Status::corruption("snapshot chunk " + std::to_string(n) + " is missing")
-                                     : Status::io_error(describe(it->status()));
-          break;
-        }
-        leveldb::Slice v = it->value();
-        crc = crc32c_extend(crc, v.data(), v.size());
-        out.append(v.data(), v.size());
-      }
-    }
-    db_->ReleaseSnapshot(snap);
-  }
-  if (!result.is_ok()) return result;
-  if (out.size() != rec->data_size || crc != rec->data_crc) {
-    return Status::corruption("snapshot at index " + std::to_string(rec->meta.index) + " in " + dir_ +
-                              " fails its checksum");
-  }
-  *meta = rec->meta;
-  *data = std::move(out);
-  return Status::ok();
 }
 
 Status LogStorage::compact(Index through) {

@@ -4,31 +4,35 @@
 //
 // close_gate(): every Sync() from now on blocks (counted by blocked_syncs()) until open_gate().
 // Appends and everything else pass through. Open the gate before the node is destroyed.
+// SyncGateEnv("/snapshot-") gates only the files whose path contains that text.
 
 #include <leveldb/env.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 namespace zkraft::consensus::testing {
 
 class SyncGateEnv : public leveldb::EnvWrapper {
  public:
-  SyncGateEnv() : leveldb::EnvWrapper(leveldb::Env::Default()) {}
+  explicit SyncGateEnv(std::string only_paths_containing = "")
+      : leveldb::EnvWrapper(leveldb::Env::Default()), filter_(std::move(only_paths_containing)) {}
   ~SyncGateEnv() override { open_gate(); }
 
   leveldb::Status NewWritableFile(const std::string& f, leveldb::WritableFile** r) override {
     leveldb::WritableFile* base = nullptr;
     leveldb::Status s = target()->NewWritableFile(f, &base);
-    if (s.ok()) *r = new GatedFile(this, base);
+    if (s.ok()) *r = gated(f, base);
     return s;
   }
   leveldb::Status NewAppendableFile(const std::string& f, leveldb::WritableFile** r) override {
     leveldb::WritableFile* base = nullptr;
     leveldb::Status s = target()->NewAppendableFile(f, &base);
-    if (s.ok()) *r = new GatedFile(this, base);
+    if (s.ok()) *r = gated(f, base);
     return s;
   }
 
@@ -47,11 +51,22 @@ class SyncGateEnv : public leveldb::EnvWrapper {
     std::lock_guard lock(mu_);
     return blocked_;
   }
+  // True once a Sync() is held at the closed gate; false if none came within `limit`.
+  bool wait_until_blocked(std::chrono::milliseconds limit) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, limit, [this] { return blocked_ > 0; });
+  }
 
  private:
+  leveldb::WritableFile* gated(const std::string& path, leveldb::WritableFile* base) {
+    if (path.find(filter_) == std::string::npos) return base;
+    return new GatedFile(this, base);
+  }
+
   void pass_gate() {
     std::unique_lock lock(mu_);
     ++blocked_;
+    cv_.notify_all();
     cv_.wait(lock, [this] { return !closed_; });
     --blocked_;
   }
@@ -72,6 +87,7 @@ class SyncGateEnv : public leveldb::EnvWrapper {
     std::unique_ptr<leveldb::WritableFile> base_;
   };
 
+  const std::string filter_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool closed_ = false;

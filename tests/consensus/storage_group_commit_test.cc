@@ -23,14 +23,9 @@ namespace {
 
 using testing::make_entries;
 using testing::make_entry;
+using testing::open_ok;
+using testing::SyncGateEnv;
 using testing::TempDir;
-
-std::unique_ptr<LogStorage> open_ok(const std::string& dir) {
-  std::string err;
-  auto st = LogStorage::open(dir, StorageOptions{}, &err);
-  EXPECT_NE(st, nullptr) << err;
-  return st;
-}
 
 TEST(GroupCommit, ConcurrentSubmittersShareFsyncsAndKeepOrder) {
   TempDir tmp;
@@ -214,66 +209,16 @@ TEST(GroupCommit, CompactionStepsStopWhenTheLogMovedPastThem) {
   EXPECT_EQ(log.storage().last_index(), 501u);
 }
 
-// Holds every Sync() of a snapshot file (not the log's) until open() is called.
-class SnapshotSyncGate : public leveldb::EnvWrapper {
- public:
-  SnapshotSyncGate() : leveldb::EnvWrapper(leveldb::Env::Default()) {}
-  ~SnapshotSyncGate() override { open(); }
-  void open() {
-    std::lock_guard lock(mu_);
-    open_ = true;
-    cv_.notify_all();
-  }
-  bool wait_until_held(std::chrono::seconds limit) {
-    std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, limit, [this] { return held_ > 0; });
-  }
-  leveldb::Status NewWritableFile(const std::string& f, leveldb::WritableFile** r) override {
-    leveldb::WritableFile* base = nullptr;
-    leveldb::Status s = target()->NewWritableFile(f, &base);
-    if (!s.ok()) return s;
-    *r = f.find("/snapshot-") == std::string::npos ? base : new Gated(this, base);
-    return s;
-  }
-
- private:
-  class Gated : public leveldb::WritableFile {
-   public:
-    Gated(SnapshotSyncGate* g, leveldb::WritableFile* base) : g_(g), base_(base) {}
-    leveldb::Status Append(const leveldb::Slice& d) override { return base_->Append(d); }
-    leveldb::Status Close() override { return base_->Close(); }
-    leveldb::Status Flush() override { return base_->Flush(); }
-    leveldb::Status Sync() override {
-      std::unique_lock lock(g_->mu_);
-      ++g_->held_;
-      g_->cv_.notify_all();
-      g_->cv_.wait(lock, [this] { return g_->open_; });
-      lock.unlock();
-      return base_->Sync();
-    }
-
-   private:
-    SnapshotSyncGate* g_;
-    std::unique_ptr<leveldb::WritableFile> base_;
-  };
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
-  int held_ = 0;
-};
-
 // An own snapshot's data is written beside the log: a write submitted after it is durable, and
 // its callback runs, while the snapshot file is still being written; the publish follows, then
 // the compaction. Writing the 194 MB of a 1,000,000-znode snapshot in order on the storage thread
 // held every write for ~2 s (2026-12-01, 64x32 creates, 3 servers: the leader lost quorum contact).
 TEST(GroupCommit, OwnSnapshotIsWrittenBesideTheLogWhileLaterWritesGoOn) {
   TempDir tmp;
-  SnapshotSyncGate gate;
-  StorageOptions opts;
-  opts.env = &gate;
-  std::string err;
-  auto storage = LogStorage::open(tmp.path(), opts, &err);
-  ASSERT_NE(storage, nullptr) << err;
+  SyncGateEnv gate("/snapshot-");
+  gate.close_gate();
+  auto storage = open_ok(tmp.path(), StorageOptions{.env = &gate});
+  ASSERT_NE(storage, nullptr);
   GroupCommitLog log(std::move(storage));
   log.start();
   std::promise<void> base;
@@ -294,7 +239,7 @@ TEST(GroupCommit, OwnSnapshotIsWrittenBesideTheLogWhileLaterWritesGoOn) {
                               if (s.is_ok()) log.compact_in_steps(90, 50);
                               stored.set_value(s);
                             });
-  ASSERT_TRUE(gate.wait_until_held(std::chrono::seconds(20)));  // the file is being written
+  ASSERT_TRUE(gate.wait_until_blocked(std::chrono::seconds(20)));  // the file is being written
   std::promise<void> later;
   log.submit({make_entry(101, 1)}, std::nullopt, [&](Status s) {
     EXPECT_TRUE(s.is_ok());
@@ -307,7 +252,7 @@ TEST(GroupCommit, OwnSnapshotIsWrittenBesideTheLogWhileLaterWritesGoOn) {
   ASSERT_EQ(later.get_future().wait_for(std::chrono::seconds(20)), std::future_status::ready)
       << "the write waited for the snapshot";
   EXPECT_FALSE(log.storage().snapshot_meta().has_value());
-  gate.open();
+  gate.open_gate();
   auto f = stored.get_future();
   ASSERT_EQ(f.wait_for(std::chrono::seconds(20)), std::future_status::ready);
   EXPECT_TRUE(f.get().is_ok());
@@ -326,12 +271,10 @@ TEST(GroupCommit, OwnSnapshotIsWrittenBesideTheLogWhileLaterWritesGoOn) {
 // file left behind is removed by the next open().
 TEST(GroupCommit, StopDuringAnOwnSnapshotPublishesNothing) {
   TempDir tmp;
-  SnapshotSyncGate gate;
-  StorageOptions opts;
-  opts.env = &gate;
-  std::string err;
-  auto storage = LogStorage::open(tmp.path(), opts, &err);
-  ASSERT_NE(storage, nullptr) << err;
+  SyncGateEnv gate("/snapshot-");
+  gate.close_gate();
+  auto storage = open_ok(tmp.path(), StorageOptions{.env = &gate});
+  ASSERT_NE(storage, nullptr);
   bool called = false;
   {
     GroupCommitLog log(std::move(storage));
@@ -339,18 +282,18 @@ TEST(GroupCommit, StopDuringAnOwnSnapshotPublishesNothing) {
     log.start();
     log.store_snapshot_beside(SnapshotMeta{5, 1, {}}, std::make_shared<const std::string>(100, 's'),
                               [&](LogStorage&, Status) { called = true; });
-    ASSERT_TRUE(gate.wait_until_held(std::chrono::seconds(20)));
+    ASSERT_TRUE(gate.wait_until_blocked(std::chrono::seconds(20)));
     std::thread opener([&] {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      gate.open();
+      gate.open_gate();
     });
     log.stop();
     opener.join();
     EXPECT_FALSE(log.storage().snapshot_meta().has_value());
   }
   EXPECT_FALSE(called);
-  auto reopened = LogStorage::open(tmp.path(), opts, &err);
-  ASSERT_NE(reopened, nullptr) << err;
+  auto reopened = open_ok(tmp.path());
+  ASSERT_NE(reopened, nullptr);
   EXPECT_FALSE(reopened->snapshot_meta().has_value());
   EXPECT_EQ(reopened->last_index(), 10u);
   std::vector<std::string> names;

@@ -1,11 +1,19 @@
 #pragma once
-// Helpers shared by the storage tests: a fresh temporary directory per test and entry builders.
+// Helpers shared by the storage tests: a fresh temporary directory per test, entry builders,
+// opening a log, and raw LevelDB writes into a closed one.
+
+#include <gtest/gtest.h>
+#include <leveldb/db.h>
+#include <leveldb/write_batch.h>
 
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "consensus/log_storage.h"
 #include "consensus/types.h"
 
 namespace zkraft::consensus::testing {
@@ -45,6 +53,28 @@ inline std::vector<Entry> make_entries(Index lo, Index hi, Term term) {
   std::vector<Entry> out;
   for (Index i = lo; i <= hi; ++i) out.push_back(make_entry(i, term));
   return out;
+}
+
+// Opens the log in `dir` (default options, or `options`), failing the test if it cannot.
+inline std::unique_ptr<LogStorage> open_ok(const std::string& dir, const StorageOptions& options = {}) {
+  std::string err;
+  auto st = LogStorage::open(dir, options, &err);
+  EXPECT_NE(st, nullptr) << err;
+  return st;
+}
+
+// Direct LevelDB access to damage a closed log the way a disk would.
+inline void raw_write(const std::string& dir, const std::function<void(leveldb::WriteBatch&)>& fill) {
+  leveldb::DB* db = nullptr;
+  leveldb::Options o;
+  o.create_if_missing = true;
+  ASSERT_TRUE(leveldb::DB::Open(o, dir, &db).ok());
+  leveldb::WriteBatch b;
+  fill(b);
+  leveldb::WriteOptions wo;
+  wo.sync = true;
+  ASSERT_TRUE(db->Write(wo, &b).ok());
+  delete db;
 }
 
 }  // namespace zkraft::consensus::testing
