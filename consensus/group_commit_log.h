@@ -16,7 +16,8 @@
 //   - store_snapshot_beside() writes snapshot files on a second thread of this log ("zk-snapshot"),
 //     concurrently with the storage thread; only the publishing runs on the storage thread.
 //   - storage() may be used directly before start() and after stop(); while running, only its
-//     read methods (which are thread-safe) may be called from other threads.
+//     read methods and the snapshot-file methods marked "any thread" (which are thread-safe) may
+//     be called from other threads.
 //
 // A submission whose entries do not fit the log (a gap, non-contiguous) fails alone with
 // kInvalidArgument; later submissions in the same group still commit. An I/O error fails every

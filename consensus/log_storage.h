@@ -103,6 +103,17 @@ class LogStorage {
   // removed and nothing else changes.
   Status publish_snapshot(const PreparedSnapshot& prepared);
 
+  // A snapshot file written elsewhere (SnapshotFileWriter, e.g. by a forked child of the server):
+  // the path of a new generation, and the sync interval of this storage's own snapshot files.
+  // Any thread.
+  SnapshotFileTarget snapshot_file_target();
+  // Publishes a snapshot whose data a writer finished at a target of snapshot_file_target(), as
+  // publish_snapshot does (storage thread), after checking that the file has the size written.
+  // Refused (and the file removed): kCorruption if it has not, kSnapshotOutOfDate as there.
+  Status publish_snapshot_file(const SnapshotMeta& meta, const SnapshotFileWritten& file);
+  // Removes such a file that will not be published. Any thread; never the stored snapshot's.
+  void discard_snapshot_file(const SnapshotFileWritten& file);
+
   // Loads the stored snapshot; kUnavailable if there is none; kCorruption if its data checksum
   // fails.
   Status load_snapshot(SnapshotMeta* meta, std::string* data) const;

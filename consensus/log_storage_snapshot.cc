@@ -164,6 +164,42 @@ Status LogStorage::write_snapshot_data(const SnapshotMeta& meta, std::string_vie
   return Status::ok();
 }
 
+SnapshotFileTarget LogStorage::snapshot_file_target() {
+  SnapshotFileTarget t;
+  t.token = next_snapshot_generation_.fetch_add(1);
+  t.path = snapshot_path(t.token);
+  t.sync_bytes = std::max<uint64_t>(options_.snapshot_sync_bytes, 1);
+  return t;
+}
+
+Status LogStorage::publish_snapshot_file(const SnapshotMeta& meta, const SnapshotFileWritten& file) {
+  const std::string path = snapshot_path(file.token);
+  uint64_t size = 0;
+  if (leveldb::Status s = env()->GetFileSize(path, &size); !s.ok()) {
+    return Status::corruption("the snapshot file " + path + " to publish is missing: " + describe(s));
+  }
+  if (size != file.size) {
+    env()->RemoveFile(path);
+    return Status::corruption("the snapshot file " + path + " has " + std::to_string(size) +
+                              " bytes, its writer wrote " + std::to_string(file.size));
+  }
+  PreparedSnapshot prepared;
+  prepared.record.meta = meta;
+  prepared.record.generation = file.token;
+  prepared.record.data_size = file.size;
+  prepared.record.data_crc = file.crc32c;
+  prepared.record.in_file = true;
+  return publish_snapshot(prepared);
+}
+
+void LogStorage::discard_snapshot_file(const SnapshotFileWritten& file) {
+  {
+    std::shared_lock lock(meta_mu_);
+    if (snapshot_ && snapshot_->in_file && snapshot_->generation == file.token) return;
+  }
+  env()->RemoveFile(snapshot_path(file.token));
+}
+
 Status LogStorage::publish_snapshot(const PreparedSnapshot& prepared) {
   const SnapshotRecord& rec = prepared.record;
   ZKRAFT_INVARIANT(rec.in_file, "a prepared snapshot's data is in its file");

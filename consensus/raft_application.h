@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "consensus/status.h"
 #include "consensus/types.h"
 
 namespace zkraft::consensus {
@@ -20,6 +21,10 @@ namespace zkraft::consensus {
 // thread, exactly once; the driver picks it up on its own executor. Calling it after the driver
 // is gone is harmless (the answer is dropped).
 using SnapshotReply = std::function<void(Index index, std::string data)>;
+// The answer of an application that wrote the snapshot file itself (request_snapshot_file): ok
+// and the file, or why it could not (kNoSpace: the disk is full, try again later; any other
+// error ends the node, as a failed log write does). Same threading rules as SnapshotReply.
+using SnapshotFileReply = std::function<void(Index index, Status status, SnapshotFileWritten file)>;
 
 class RaftApplication {
  public:
@@ -37,6 +42,12 @@ class RaftApplication {
   // Until it is answered the driver asks for no other snapshot. Default: answers at once with
   // take_snapshot(), which serializes on the calling (Raft) thread.
   virtual void request_snapshot(Index index, SnapshotReply reply);
+  // As request_snapshot, when the storage lets the application write the file itself (`target`):
+  // answer once, either through `reply` with the bytes (the target then goes unused) or through
+  // `file_reply` once the file at target.path is written and synced (SnapshotFileWriter), so the
+  // bytes are never held whole in memory. Default: request_snapshot(index, reply).
+  virtual void request_snapshot_file(Index index, const SnapshotFileTarget& target, SnapshotReply reply,
+                                     SnapshotFileReply file_reply);
   // Replace the whole state with a snapshot (at start-up, or when the leader sends one). Entries
   // after meta.index follow through apply().
   virtual void restore_snapshot(const SnapshotMeta& meta, std::string_view data) = 0;

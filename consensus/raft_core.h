@@ -87,6 +87,10 @@ class RaftCore {
   // behind the log's start (a leader's snapshot was installed meanwhile).
   SnapshotMeta snapshot_taken(Index index, SnapshotBytes data);
   SnapshotMeta snapshot_taken(Index index, std::string data);  // for tests: wraps the bytes
+  // As snapshot_taken, for a snapshot of `size` bytes the application wrote to disk itself: the
+  // core holds no bytes of it (as after drop_snapshot_bytes) and asks for them when a follower
+  // needs them, which the driver answers once the snapshot is stored.
+  SnapshotMeta snapshot_taken_on_disk(Index index, uint64_t size);
   // The latest snapshot's bytes need not stay in memory (a 1,000,000-znode tree is ~170 MB):
   // once the driver has them on disk it may drop them, and the core asks for them back only
   // when it must stream them to a follower. drop_snapshot_bytes() drops them unless a follower
@@ -172,6 +176,9 @@ class RaftCore {
   void append_from_leader(const std::vector<Entry>& entries);
   void refresh_membership();
   Membership membership_through(Index index) const;
+  // snapshot_taken's rules: whether a snapshot at `index` replaces the current one (then
+  // snapshot_meta_ describes it, and its bytes are the caller's to set).
+  bool accept_snapshot(Index index);
   void sync_progress_with_membership();
   HardState hard_state() const { return HardState{term_, vote_, commit_}; }
   Index self_persisted_index() const;

@@ -18,20 +18,31 @@ SnapshotMeta RaftCore::snapshot_taken(Index index, std::string data) {
 
 SnapshotMeta RaftCore::snapshot_taken(Index index, SnapshotBytes data) {
   ZKRAFT_INVARIANT(data != nullptr, "a snapshot has bytes");
+  const uint64_t size = data->size();
+  if (!accept_snapshot(index)) return snapshot_meta_;
+  snapshot_data_ = std::move(data);
+  snapshot_size_ = size;
+  return snapshot_meta_;
+}
+
+SnapshotMeta RaftCore::snapshot_taken_on_disk(Index index, uint64_t size) {
+  if (!accept_snapshot(index)) return snapshot_meta_;
+  snapshot_data_.reset();
+  snapshot_size_ = size;
+  return snapshot_meta_;
+}
+
+bool RaftCore::accept_snapshot(Index index) {
   // Not applied yet, not newer, or already behind the log's start (a snapshot from the leader
   // replaced the log meanwhile): this snapshot is of no use; keep the current one.
-  if (index > applied_ || index < log_.offset() || index <= snapshot_meta_.index) {
-    return snapshot_meta_;
-  }
+  if (index > applied_ || index < log_.offset() || index <= snapshot_meta_.index) return false;
   SnapshotMeta meta;
   meta.index = index;
   meta.term = log_.term(index).value_or(0);
   meta.membership = membership_through(index);
   snapshot_meta_ = meta;
-  snapshot_data_ = std::move(data);
-  snapshot_size_ = snapshot_data_->size();
   snapshot_bytes_wanted_ = false;
-  return meta;
+  return true;
 }
 
 bool RaftCore::drop_snapshot_bytes() {

@@ -293,31 +293,81 @@ void RaftDriver::request_snapshot(uint64_t keep_tail) {
   snapshot_requested_ = true;
   // What is applied from now on counts towards the next one.
   applied_bytes_since_snapshot_ = 0;
-  app_.request_snapshot(index, [mb = mailbox_, this, keep_tail](Index at, std::string data) {
+  SnapshotReply reply = [mb = mailbox_, this, keep_tail](Index at, std::string data) {
     // Shared, not copied: the bytes can be the whole state machine.
     auto bytes = std::make_shared<const std::string>(std::move(data));
     Mailbox::post(mb, [this, at, bytes, keep_tail] { snapshot_answered(at, bytes, keep_tail); });
-  });
+  };
+  std::optional<SnapshotFileTarget> target = io_.storage.own_snapshot_file();
+  if (!target) {
+    app_.request_snapshot(index, std::move(reply));
+    return;
+  }
+  app_.request_snapshot_file(
+      index, *target, std::move(reply),
+      [mb = mailbox_, this, keep_tail](Index at, Status s, SnapshotFileWritten file) {
+        // Answered after the driver went: the file stays until the storage's next open removes it.
+        Mailbox::post(mb, [this, at, s, file, keep_tail] { snapshot_file_answered(at, s, file, keep_tail); });
+      });
 }
 
 void RaftDriver::snapshot_answered(Index index, SnapshotBytes data, uint64_t keep_tail) {
   snapshot_requested_ = false;
   if (stopped_) return;
+  const size_t bytes = data->size();
   SnapshotMeta meta = core_->snapshot_taken(index, data);
-  // Counted as taken even if the core declined it, so a refusal cannot cause a snapshot per Ready.
-  last_snapshot_index_ = std::max({last_snapshot_index_, meta.index, index});
-  if (meta.index != index) {  // the core holds a newer snapshot already (from the leader)
-    maybe_snapshot();
+  if (!own_snapshot_accepted(index, meta)) return;
+  const Index compact_to = own_snapshot_compact_point(meta, keep_tail);
+  io_.storage.store_own_snapshot(meta, std::move(data), compact_to, own_snapshot_stored(index));
+  own_snapshot_stored_from_here(meta, bytes, compact_to);
+}
+
+void RaftDriver::snapshot_file_answered(Index index, const Status& s, const SnapshotFileWritten& file,
+                                        uint64_t keep_tail) {
+  snapshot_requested_ = false;
+  if (stopped_) {
+    if (s.is_ok()) io_.storage.discard_own_snapshot_file(file);
     return;
   }
+  if (!s.is_ok()) {
+    // A full disk: as when storing fails for it (below), the older snapshot and the whole log
+    // stay; the next snapshot is tried after the usual number of entries.
+    if (s.code() == Status::Code::kNoSpace) {
+      last_snapshot_index_ = std::max(last_snapshot_index_, index);
+      return;
+    }
+    fail("writing the snapshot's file failed: " + s.to_string());
+    return;
+  }
+  SnapshotMeta meta = core_->snapshot_taken_on_disk(index, file.size);
+  if (!own_snapshot_accepted(index, meta)) {
+    io_.storage.discard_own_snapshot_file(file);
+    return;
+  }
+  const Index compact_to = own_snapshot_compact_point(meta, keep_tail);
+  io_.storage.store_own_snapshot_file(meta, file, compact_to, own_snapshot_stored(index));
+  own_snapshot_stored_from_here(meta, file.size, compact_to);
+}
+
+bool RaftDriver::own_snapshot_accepted(Index index, const SnapshotMeta& meta) {
+  // Counted as taken even if the core declined it, so a refusal cannot cause a snapshot per Ready.
+  last_snapshot_index_ = std::max({last_snapshot_index_, meta.index, index});
+  if (meta.index == index) return true;
+  maybe_snapshot();  // the core holds a newer snapshot already (from the leader)
+  return false;
+}
+
+Index RaftDriver::own_snapshot_compact_point(const SnapshotMeta& meta, uint64_t keep_tail) const {
   // The kept tail ends at the snapshot (the core keeps the entries up to it: snapshot_taken
   // refuses a snapshot behind the log's start).
   const RaftLog& log = core_->log();
-  const Index compact_to = meta.index <= log.last_index() && meta.index >= log.offset()
-                               ? log.tail_start(meta.index, keep_tail, options_.keep_tail_bytes)
-                               : (meta.index > keep_tail ? meta.index - keep_tail : 0);
-  const size_t bytes = data->size();
-  io_.storage.store_own_snapshot(meta, std::move(data), compact_to, [mb = mailbox_, this, index](Status s) {
+  return meta.index <= log.last_index() && meta.index >= log.offset()
+             ? log.tail_start(meta.index, keep_tail, options_.keep_tail_bytes)
+             : (meta.index > keep_tail ? meta.index - keep_tail : 0);
+}
+
+RaftDriverStorage::Done RaftDriver::own_snapshot_stored(Index index) {
+  return [mb = mailbox_, this, index](Status s) {
     if (s.is_ok()) {
       Mailbox::post(mb, [this, index] {
         stored_snapshot_index_ = std::max(stored_snapshot_index_, index);
@@ -329,10 +379,14 @@ void RaftDriver::snapshot_answered(Index index, SnapshotBytes data, uint64_t kee
     if (s.code() == Status::Code::kSnapshotOutOfDate) return;
     // A full disk: the stored state stays the older snapshot and the whole log after it (the
     // compaction rides with the snapshot's write), which recovers the same state; a later
-    // snapshot is tried as usual.
+    // snapshot is tried as usual. (Of a snapshot taken on disk the core has no bytes, so until
+    // that later one is stored, a follower that needs a snapshot waits.)
     if (s.code() == Status::Code::kNoSpace) return;
     Mailbox::post(mb, [this, s] { fail("storing snapshot failed: " + s.to_string()); });
-  });
+  };
+}
+
+void RaftDriver::own_snapshot_stored_from_here(const SnapshotMeta& meta, size_t bytes, Index compact_to) {
   core_->compact(compact_to);
   if (observer_) observer_->on_snapshot_taken(meta, bytes, compact_to);
   // Entries applied while the application worked on this one may already call for the next.

@@ -37,7 +37,11 @@
 //     core.snapshot_taken, stores the snapshot and compacts, keeping at most options.keep_tail
 //     entries and options.keep_tail_bytes behind it for slow followers. One request is
 //     outstanding at a time. The core holds its log in memory, so the two byte bounds are what
-//     bound its size when entries are large (1 MB setData).
+//     bound its size when entries are large (1 MB setData). If the storage hands out a file for
+//     it (own_snapshot_file), the application may write the snapshot there itself
+//     (request_snapshot_file); then the core gets only its size (snapshot_taken_on_disk) and the
+//     storage publishes the file (store_own_snapshot_file), so no whole copy of the bytes is
+//     ever in the driver's process unless a follower needs them.
 
 #include <cstdint>
 #include <memory>
@@ -164,6 +168,13 @@ class RaftDriver {
   void maybe_snapshot();
   void request_snapshot(uint64_t keep_tail);
   void snapshot_answered(Index index, SnapshotBytes data, uint64_t keep_tail);
+  void snapshot_file_answered(Index index, const Status& s, const SnapshotFileWritten& file, uint64_t keep_tail);
+  // The steps both answers share: whether the core took the snapshot, how far to compact, the
+  // completion of its store, and what follows handing it to storage.
+  bool own_snapshot_accepted(Index index, const SnapshotMeta& meta);
+  Index own_snapshot_compact_point(const SnapshotMeta& meta, uint64_t keep_tail) const;
+  RaftDriverStorage::Done own_snapshot_stored(Index index);
+  void own_snapshot_stored_from_here(const SnapshotMeta& meta, size_t bytes, Index compact_to);
   // Keeps the core's snapshot bytes in memory only while a follower is being sent them.
   void manage_snapshot_bytes();
   void snapshot_loaded(const Status& s, const SnapshotMeta& meta, SnapshotBytes data);

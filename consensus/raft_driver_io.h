@@ -52,6 +52,22 @@ class RaftDriverStorage {
   virtual void store_own_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Index compact_through,
                                   Done done) = 0;
 
+  // Where the application may write its own next snapshot itself (RaftApplication::
+  // request_snapshot_file); nullopt: it answers with the bytes (store_own_snapshot). Each call
+  // hands out a new target. Any thread.
+  virtual std::optional<SnapshotFileTarget> own_snapshot_file() { return std::nullopt; }
+  // As store_own_snapshot, for a snapshot the application wrote at a target of
+  // own_snapshot_file(): its file is published (or, if out of date by then, removed) in order
+  // with the operations issued before, so later ones take effect after it.
+  virtual void store_own_snapshot_file(const SnapshotMeta& meta, const SnapshotFileWritten& file,
+                                       Index compact_through, Done done) {
+    (void)meta, (void)file, (void)compact_through;
+    done(Status::error(Status::Code::kInvalidArgument, "this storage hands out no snapshot files"));
+  }
+  // A file written at such a target that will not be stored (the core declined the snapshot):
+  // removed, best effort. Any thread.
+  virtual void discard_own_snapshot_file(const SnapshotFileWritten& file) { (void)file; }
+
   // Reads the stored snapshot back (the driver drops its bytes from memory once stored and asks
   // for them only to stream them to a follower). kUnavailable: none stored.
   using Loaded = std::function<void(Status, SnapshotMeta, SnapshotBytes)>;

@@ -80,6 +80,29 @@ class RaftNode::Wiring final : public RaftDriverStorage,
                               });
   }
 
+  std::optional<SnapshotFileTarget> own_snapshot_file() override {
+    return node_.log_->storage().snapshot_file_target();
+  }
+
+  void store_own_snapshot_file(const SnapshotMeta& meta, const SnapshotFileWritten& file, Index compact_through,
+                               Done done) override {
+    // The file is written and synced already: only the record remains, in order with the writes
+    // (a run() task: behind everything submitted so far, ahead of everything after).
+    GroupCommitLog& log = *node_.log_;
+    log.run([&log, meta, file, compact_through, done = std::move(done)](LogStorage& s) {
+      Status st = s.publish_snapshot_file(meta, file);
+      if (st.is_ok() && compact_through > 0 && compact_through >= s.first_index()) {
+        log.compact_in_steps(std::min({compact_through, meta.index, s.last_index()}));
+      }
+      warn_if_disk_full(meta, st);
+      done(std::move(st));
+    });
+  }
+
+  void discard_own_snapshot_file(const SnapshotFileWritten& file) override {
+    node_.log_->storage().discard_snapshot_file(file);
+  }
+
   static void warn_if_disk_full(const SnapshotMeta& meta, const Status& st) {
     if (st.code() == Status::Code::kNoSpace) {
       spdlog::warn("snapshot at index {} not stored, the disk is full ({}); the log is kept whole", meta.index,

@@ -18,6 +18,23 @@ using Index = uint64_t;
 // restores it) each hold it at once. Null when there is none.
 using SnapshotBytes = std::shared_ptr<const std::string>;
 
+// Where the application may write its own snapshot itself, so that the bytes never pass through
+// the driver whole (RaftDriverStorage::own_snapshot_file): a new file at `path`, synced every
+// `sync_bytes` while written. `token` names it to the storage that handed it out.
+struct SnapshotFileTarget {
+  uint64_t token = 0;
+  std::string path;
+  uint64_t sync_bytes = 0;
+};
+
+// A snapshot file the application wrote at a target's path: `size` bytes with CRC-32C `crc32c`,
+// synced, and its directory entry synced too, so a record naming it may be published.
+struct SnapshotFileWritten {
+  uint64_t token = 0;
+  uint64_t size = 0;
+  uint32_t crc32c = 0;
+};
+
 enum class EntryType : uint8_t {
   kNormal = 0,      // application data (data may be empty: the leader's no-op)
   kConfChange = 1,  // a membership change, encoded by the core

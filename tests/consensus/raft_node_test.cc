@@ -206,11 +206,14 @@ TEST(RaftNode, WholeClusterRestartReappliesCommittedLog) {
   for (NodeId id : {1, 2, 3}) EXPECT_EQ(c.app(id).data(), payloads);
 }
 
-TEST(RaftNode, SnapshotCompactionAndWipedNodeCatchesUpByInstallSnapshot) {
+// The snapshots are the app's bytes, or files the app wrote itself (as the server's forked child
+// does), which the leader must read back from its published file to send to the wiped node.
+void snapshot_compaction_and_install(bool app_writes_files) {
   RaftNodeOptions o = fast_options();
   o.snapshot_every = 40;
   o.keep_tail = 10;
   RaftNodeCluster c(o);
+  c.apps_write_snapshot_files = app_writes_files;
   c.start({1, 2, 3}, kThree);
   auto payloads = numbered("s", 0, 150);
   propose_all(c, payloads);
@@ -246,7 +249,17 @@ TEST(RaftNode, SnapshotCompactionAndWipedNodeCatchesUpByInstallSnapshot) {
   c.start_node(other);
   ASSERT_TRUE(c.wait_converged());
   EXPECT_EQ(c.app(other).data(), all);
+  if (app_writes_files) {
+    EXPECT_GT(c.app(lead).snapshots_written_to_files, 0);
+    EXPECT_EQ(c.app(lead).snapshots_written_to_files, c.app(lead).snapshots_taken);
+  } else {
+    EXPECT_EQ(c.app(lead).snapshots_written_to_files, 0);
+  }
 }
+
+TEST(RaftNode, SnapshotCompactionAndWipedNodeCatchesUpByInstallSnapshot) { snapshot_compaction_and_install(false); }
+
+TEST(RaftNode, SnapshotFilesWrittenByTheAppCompactAndInstallOnAWipedNode) { snapshot_compaction_and_install(true); }
 
 TEST(RaftNode, LaggingNodeGetsSnapshotOverItsOldLogAndRestartsFromIt) {
   RaftNodeOptions o = fast_options();

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "consensus/raft_node.h"
+#include "consensus/snapshot_file_writer.h"
 
 namespace zkraft::consensus::testing {
 
@@ -47,6 +48,25 @@ class RecordingApp : public RaftApplication {
       out += data;
     }
     return out;
+  }
+
+  // With write_snapshot_files, the snapshot goes into the storage's file (as the server's forked
+  // child writes it) and only the file is answered.
+  void request_snapshot_file(Index index, const SnapshotFileTarget& target, SnapshotReply reply,
+                             SnapshotFileReply file_reply) override {
+    if (!write_snapshot_files) {
+      RaftApplication::request_snapshot_file(index, target, std::move(reply), std::move(file_reply));
+      return;
+    }
+    const std::string bytes = take_snapshot();
+    SnapshotFileWriter writer;
+    SnapshotFileWritten written;
+    int err = writer.open(target);
+    if (err == 0) err = writer.append(bytes);
+    if (err == 0) err = writer.finish(&written);
+    EXPECT_EQ(err, 0) << target.path << ": " << std::strerror(err);
+    ++snapshots_written_to_files;
+    file_reply(index, err == 0 ? Status::ok() : Status::io_error(std::strerror(err)), written);
   }
 
   void restore_snapshot(const SnapshotMeta& meta, std::string_view data) override {
@@ -117,6 +137,8 @@ class RecordingApp : public RaftApplication {
 
   Record applied;
   int snapshots_taken = 0;
+  bool write_snapshot_files = false;
+  int snapshots_written_to_files = 0;
   int snapshots_restored = 0;
   std::vector<Index> restored_at;
   std::vector<Membership> memberships;
@@ -165,6 +187,9 @@ class RaftNodeCluster {
 
   boost::asio::io_context& io() { return io_; }
 
+  // Apps opened from now on write their snapshots into the storage's files themselves.
+  bool apps_write_snapshot_files = false;
+
   // Opens and starts nodes `ids` (all voters of the bootstrap membership `bootstrap`).
   void start(const std::vector<NodeId>& ids, const Membership& bootstrap) {
     bootstrap_ = bootstrap;
@@ -177,6 +202,7 @@ class RaftNodeCluster {
     Member& m = members_[id];
     m.dir = (root_ / ("node" + std::to_string(id))).string();
     m.app = std::make_unique<RecordingApp>();
+    m.app->write_snapshot_files = apps_write_snapshot_files;
     RaftNodeOptions o = base_;
     o.id = id;
     o.dir = m.dir;

@@ -1,12 +1,14 @@
 #pragma once
 // Helpers shared by the storage tests: a fresh temporary directory per test, entry builders,
-// opening a log, and raw LevelDB writes into a closed one.
+// opening a log, reading a file whole, and raw LevelDB writes into a closed one.
 
 #include <gtest/gtest.h>
 #include <leveldb/db.h>
 #include <leveldb/write_batch.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <functional>
 #include <memory>
 #include <random>
@@ -61,6 +63,14 @@ inline std::unique_ptr<LogStorage> open_ok(const std::string& dir, const Storage
   auto st = LogStorage::open(dir, options, &err);
   EXPECT_NE(st, nullptr) << err;
   return st;
+}
+
+// The whole content of a file; false if it cannot be read.
+inline bool read_file(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return true;
 }
 
 // Direct LevelDB access to damage a closed log the way a disk would.

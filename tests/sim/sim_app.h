@@ -6,7 +6,9 @@
 // Its snapshot is the hash, padded so that it takes several chunks to send. Snapshot requests
 // are answered at once through RaftApplication's default (take_snapshot) or, with a defer hook,
 // later: the state is captured when asked and handed back after a simulated delay, as a state
-// machine on its own thread would.
+// machine on its own thread would. When the storage offers a snapshot file and `files` is set,
+// the snapshot is written into that storage's file instead and only the file is answered, as
+// the server's forked child does.
 
 #include <cstdint>
 #include <functional>
@@ -17,6 +19,7 @@
 #include "consensus/raft_application.h"
 #include "consensus/ready.h"
 #include "tests/sim/safety_checker.h"
+#include "tests/sim/sim_storage.h"
 
 namespace zkraft::sim {
 
@@ -54,12 +57,33 @@ class SimApp : public consensus::RaftApplication {
     }
     defer([index, data = encode(hash), reply = std::move(reply)] { reply(index, data); });
   }
+  void request_snapshot_file(consensus::Index index, const consensus::SnapshotFileTarget& target,
+                             consensus::SnapshotReply reply, consensus::SnapshotFileReply file_reply) override {
+    if (files == nullptr) {
+      RaftApplication::request_snapshot_file(index, target, std::move(reply), std::move(file_reply));
+      return;
+    }
+    auto write = [storage = files, index, token = target.token, data = encode(hash),
+                  file_reply = std::move(file_reply)]() mutable {
+      consensus::SnapshotFileWritten written;
+      written.token = token;
+      written.size = data.size();  // the simulated disk keeps no checksum
+      storage->write_file(token, std::move(data));
+      file_reply(index, consensus::Status::ok(), written);
+    };
+    if (!defer) {
+      write();
+      return;
+    }
+    defer(std::move(write));
+  }
   void restore_snapshot(const consensus::SnapshotMeta&, std::string_view data) override { hash = decode(data); }
   void on_read_state(uint64_t context, consensus::Index index) override {
     read_states.push_back(consensus::ReadState{context, index});
   }
 
   Defer defer;
+  SimStorage* files = nullptr;  // this node's disk, which the snapshot files are written to
   uint64_t hash = 0;
   std::vector<std::string> applied_data;
   std::vector<consensus::ReadState> read_states;

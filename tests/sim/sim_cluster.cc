@@ -18,6 +18,8 @@ std::map<std::string, uint64_t> SimCluster::counters() const {
   for (const auto& [id, n] : nodes_) {
     c["snapshot.own_beside"] += n.storage.own_snapshots();
     c["snapshot.own_overtaken"] += n.storage.own_snapshots_overtaken();
+    c["snapshot.own_file"] += n.storage.own_snapshot_files();
+    c["snapshot.file_discarded"] += n.storage.snapshot_files_discarded();
   }
   return c;
 }
@@ -30,6 +32,7 @@ SimCluster::SimCluster(const SimOptions& options) : opt_(options), rng_(options.
     n.rng = rng_.fork();
     n.io = std::make_unique<NodeIo>(*this, n.id);
     n.storage.set_seed(options.seed ^ (0xD1B54A32D192ED03ull * static_cast<uint64_t>(i)));
+    n.app.files = &n.storage;
     n.storage.set_start_io([this, id = n.id] {
       schedule(now_ + rng_.between(opt_.min_disk_ms, opt_.max_disk_ms), EventKind::kDiskDone, id,
                nodes_.at(id).epoch);

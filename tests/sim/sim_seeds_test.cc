@@ -50,6 +50,18 @@ TEST(SeedCoverage, OwnSnapshotsArePublishedAfterLaterWrites) {
   EXPECT_LT(overtaken, beside);  // and sometimes not: both orders are covered
 }
 
+TEST(SeedCoverage, OwnSnapshotsAreWrittenToFilesAndAsBytes) {
+  uint64_t beside = 0, files = 0;
+  for (uint64_t s = 1; s <= 100; ++s) {
+    const SeedResult r = run_random_seed(s);
+    ASSERT_TRUE(r.ok) << "seed " << s << ": " << r.failure;
+    beside += r.counters.count("snapshot.own_beside") ? r.counters.at("snapshot.own_beside") : 0;
+    files += r.counters.count("snapshot.own_file") ? r.counters.at("snapshot.own_file") : 0;
+  }
+  EXPECT_GT(beside, 0u);  // the bytes through the driver (store_own_snapshot)
+  EXPECT_GT(files, 0u);   // the application's own file (store_own_snapshot_file)
+}
+
 TEST(SeedReplay, SameSeedSameTrace) {
   const SeedResult a = run_random_seed(4242);
   const SeedResult b = run_random_seed(4242);

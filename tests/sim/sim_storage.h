@@ -18,10 +18,17 @@
 // crash loses every queued operation; if every unsynced write survived, the one under way may be
 // torn: a prefix of its entries lands, never its hard state. Completions run inline (from
 // disk_done() or write()); the driver re-posts them.
+//
+// Snapshot files: half the time (this storage's own stream again) own_snapshot_file() hands the
+// application a file to write its snapshot into itself, as LogStorage does for the server's
+// forked child. The application writes it whole at once (write_file); it is published in order
+// with the operations issued before store_own_snapshot_file, and a crash before that loses it,
+// as open() removes a real file nothing names.
 
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -72,6 +79,44 @@ class SimStorage : public consensus::RaftDriverStorage {
     kick();
   }
 
+  std::optional<consensus::SnapshotFileTarget> own_snapshot_file() override {
+    if (rng_.below(2) == 0) return std::nullopt;
+    consensus::SnapshotFileTarget t;
+    t.token = ++next_file_token_;
+    t.path = "sim-snapshot-" + std::to_string(t.token);
+    t.sync_bytes = 1 << 22;
+    return t;
+  }
+  // The application wrote (and synced) the file of target `token`.
+  void write_file(uint64_t token, std::string data) { files_[token] = std::move(data); }
+
+  void store_own_snapshot_file(const consensus::SnapshotMeta& meta, const consensus::SnapshotFileWritten& file,
+                               consensus::Index compact_through, Done done) override {
+    auto it = files_.find(file.token);
+    if (it == files_.end() || it->second.size() != file.size) {
+      // LogStorage refuses a missing file or one of another size in the same way.
+      done(consensus::Status::corruption("no snapshot file " + std::to_string(file.token) + " of that size"));
+      return;
+    }
+    Op op;
+    op.snapshot = meta;
+    op.snapshot_data = std::move(it->second);
+    files_.erase(it);
+    op.compact_through = compact_through;
+    op.done = std::move(done);
+    ++own_snapshot_files_;
+    issue(std::move(op));
+  }
+
+  void discard_own_snapshot_file(const consensus::SnapshotFileWritten& file) override {
+    if (files_.erase(file.token) > 0) ++snapshot_files_discarded_;
+  }
+
+  // How many own snapshots the application wrote to a file itself and were published from it, and
+  // how many such files were discarded (the core declined the snapshot).
+  uint64_t own_snapshot_files() const { return own_snapshot_files_; }
+  uint64_t snapshot_files_discarded() const { return snapshot_files_discarded_; }
+
   // How many own snapshots were stored beside the log, and how many of them were published after
   // an operation issued later had completed (so the simulation really reorders).
   uint64_t own_snapshots() const { return own_snapshots_; }
@@ -103,6 +148,7 @@ class SimStorage : public consensus::RaftDriverStorage {
     unsynced_.clear();
     queue_.clear();
     beside_.clear();
+    files_.clear();
     io_busy_ = false;
   }
 
@@ -258,6 +304,10 @@ class SimStorage : public consensus::RaftDriverStorage {
   SimRng rng_{0};
   uint64_t own_snapshots_ = 0;
   uint64_t own_snapshots_overtaken_ = 0;
+  uint64_t next_file_token_ = 0;
+  std::map<uint64_t, std::string> files_;  // written by the application, not yet published
+  uint64_t own_snapshot_files_ = 0;
+  uint64_t snapshot_files_discarded_ = 0;
   bool io_busy_ = false;
   std::vector<Op> unsynced_;  // completed, not yet covered by an fsync: lost in a crash
 

@@ -1,0 +1,101 @@
+#include "consensus/snapshot_file_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+
+#include "consensus/storage_crc32c.h"
+
+namespace zkraft::consensus {
+
+namespace {
+
+int write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return errno;
+    if (w == 0) return EIO;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return 0;
+}
+
+int sync_directory_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  const int err = ::fsync(fd) == 0 ? 0 : errno;
+  ::close(fd);
+  return err;
+}
+
+}  // namespace
+
+void SnapshotFileWriter::prepare_before_fork() { (void)crc32c_extend(0, "", 0); }
+
+SnapshotFileWriter::~SnapshotFileWriter() {
+  if (!finished_) abandon();
+}
+
+void SnapshotFileWriter::abandon() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+    ::unlink(target_.path.c_str());
+  }
+}
+
+int SnapshotFileWriter::open(const SnapshotFileTarget& target) {
+  if (fd_ >= 0 || finished_) return EBUSY;
+  target_ = target;
+  fd_ = ::open(target.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  return fd_ >= 0 ? 0 : errno;
+}
+
+int SnapshotFileWriter::append(std::string_view bytes) {
+  if (fd_ < 0) return EBADF;
+  const uint64_t sync_every = std::max<uint64_t>(target_.sync_bytes, 1);
+  while (!bytes.empty()) {
+    const size_t len = static_cast<size_t>(std::min<uint64_t>(bytes.size(), sync_every - unsynced_));
+    if (int err = write_all(fd_, bytes.data(), len); err != 0) return err;
+    crc_ = crc32c_extend(crc_, bytes.data(), len);
+    size_ += len;
+    unsynced_ += len;
+    bytes.remove_prefix(len);
+    if (unsynced_ == sync_every) {
+      if (::fdatasync(fd_) != 0) return errno;
+      unsynced_ = 0;
+    }
+  }
+  return 0;
+}
+
+int SnapshotFileWriter::finish(SnapshotFileWritten* out) {
+  if (fd_ < 0) return EBADF;
+  if (::fdatasync(fd_) != 0) return errno;
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(target_.path.c_str());
+    return err;
+  }
+  // The file's name must be durable before a record naming it is.
+  if (int err = sync_directory_of(target_.path); err != 0) {
+    ::unlink(target_.path.c_str());
+    return err;
+  }
+  finished_ = true;
+  out->token = target_.token;
+  out->size = size_;
+  out->crc32c = crc_;
+  return 0;
+}
+
+}  // namespace zkraft::consensus
