@@ -6,13 +6,16 @@
 // snapshot at the last applied index needs; the parent's later writes copy the pages they touch.
 //
 // The child closes every descriptor but its pipe (a socket the parent closes must not stay open
-// in the child), dies with the parent (PR_SET_PDEATHSIG), writes an 8-byte length and the bytes to
-// the pipe, and leaves with _exit. A reader thread of this object collects the bytes and reaps
-// the child; `done` gets them, or nullopt when the child failed (killed, short output, non-zero
-// exit), from that reader thread.
+// in the child), dies with the parent (PR_SET_PDEATHSIG), writes an 8-byte length and the bytes
+// `serialize` returned to the pipe, and leaves with _exit. A reader thread of this object collects
+// the bytes and reaps the child; `done` gets them, or nullopt when the child failed (killed,
+// short output, non-zero exit), from that reader thread. Those bytes are the snapshot itself (the
+// admin snapshot), or only a small result when `serialize` wrote the snapshot to a file itself
+// (RaftReplicatedLog's snapshots for consensus: consensus/snapshot_file_writer.h).
 //
 // Why fork is safe here: the child is single-threaded and runs only the serialiser, which takes
-// no lock but malloc's (glibc's fork leaves malloc usable in the child); it logs nothing.
+// no lock but malloc's (glibc's fork leaves malloc usable in the child) and makes plain system
+// calls; it logs nothing.
 
 #include <sys/types.h>
 

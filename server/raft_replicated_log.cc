@@ -3,15 +3,17 @@
 // messages) and its dispatch on the state thread. The figures: raft_replicated_log_figures.cc.
 #include "server/raft_replicated_log.h"
 
-#include <cstdlib>
-
-#include <spdlog/spdlog.h>
-
+#include <errno.h>
 #include <pthread.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 
+#include "consensus/snapshot_file_writer.h"
 #include "server/clock.h"
 #include "server/forked_snapshot.h"
 #include "server/raft_options.h"
@@ -182,7 +184,13 @@ std::string RaftReplicatedLog::take_snapshot() {
 }
 
 void RaftReplicatedLog::request_snapshot(consensus::Index index, consensus::SnapshotReply reply) {
-  events_.push(SnapshotWanted{index, std::move(reply)});
+  events_.push(SnapshotWanted{index, std::move(reply), std::nullopt, {}});
+}
+
+void RaftReplicatedLog::request_snapshot_file(consensus::Index index, const consensus::SnapshotFileTarget& target,
+                                              consensus::SnapshotReply reply,
+                                              consensus::SnapshotFileReply file_reply) {
+  events_.push(SnapshotWanted{index, std::move(reply), target, std::move(file_reply)});
 }
 
 void RaftReplicatedLog::restore_snapshot(const consensus::SnapshotMeta& meta,
@@ -225,9 +233,10 @@ void RaftReplicatedLog::on_app_message(consensus::NodeId from, std::string paylo
 }
 
 void RaftReplicatedLog::take_snapshot_for(SnapshotWanted& want) {
-  if (want.in_process) {
-    // The child failed: serialise here after all, as of what is applied now (the driver takes
-    // a snapshot at any index it handed to apply).
+  if (!want.target) {
+    // The child failed (or the storage offered no file, which RaftNode always does): serialise
+    // here after all, as of what is applied now (the driver takes a snapshot at any index it
+    // handed to apply).
     const auto t0 = std::chrono::steady_clock::now();
     std::string bytes = listener_->on_snapshot_request();
     record_snapshot(bytes.size(), std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -242,22 +251,13 @@ void RaftReplicatedLog::take_snapshot_for(SnapshotWanted& want) {
   snapshot_child_.reset();  // the previous one has answered (one request at a time)
   const auto forked_at = std::chrono::steady_clock::now();
   std::string error;
+  consensus::SnapshotFileWriter::prepare_before_fork();
   snapshot_child_ = ForkedSnapshot::start(
-      [this] { return listener_->on_snapshot_request(); },
-      [this, index = want.index, reply = want.reply, forked_at](std::optional<std::string> bytes) {
-        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::steady_clock::now() - forked_at)
-                            .count();
-        if (!bytes) {
-          spdlog::warn("snapshot at index {}: the child process failed after {} ms; serialising "
-                       "on the state thread instead", index, ms);
-          events_.push(SnapshotWanted{index, reply, true});
-          return;
-        }
-        spdlog::info("snapshot at index {}: {} bytes, serialised by a child process in {} ms",
-                     index, bytes->size(), ms);
-        record_snapshot(bytes->size(), ms);
-        reply(index, std::move(*bytes));
+      [this, target = *want.target] { return write_snapshot_file(target); },
+      [this, want, forked_at](std::optional<std::string> result) {
+        snapshot_file_done(want, std::move(result),
+                           std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::steady_clock::now() - forked_at).count());
       },
       &error);
   if (!snapshot_child_) {
@@ -271,8 +271,70 @@ void RaftReplicatedLog::take_snapshot_for(SnapshotWanted& want) {
   const auto pause = std::chrono::duration_cast<std::chrono::microseconds>(
                          std::chrono::steady_clock::now() - forked_at)
                          .count();
-  spdlog::info("snapshot at index {}: a child process serialises it (fork paused the state thread "
-               "{:.1f} ms)", want.index, static_cast<double>(pause) / 1000.0);
+  spdlog::info("snapshot at index {}: a child process writes it to {} (fork paused the state thread "
+               "{:.1f} ms)", want.index, want.target->path, static_cast<double>(pause) / 1000.0);
+}
+
+namespace {
+// What the child that wrote a snapshot file sends its parent: 0 or the errno that stopped it,
+// and the file's size and CRC-32C. Same process image on both ends, so the layout is shared.
+struct ChildFileResult {
+  int32_t err = 0;
+  uint32_t crc32c = 0;
+  uint64_t size = 0;
+};
+// The child writes the file in pieces of this size: its memory holds one piece, not the snapshot.
+constexpr size_t kSnapshotPieceBytes = 1 << 20;
+}  // namespace
+
+std::string RaftReplicatedLog::write_snapshot_file(const consensus::SnapshotFileTarget& target) {
+  ChildFileResult r;
+  consensus::SnapshotFileWriter writer;
+  r.err = writer.open(target);
+  if (r.err == 0) {
+    listener_->on_snapshot_write(kSnapshotPieceBytes, [&](std::string_view piece) {
+      r.err = writer.append(piece);
+      return r.err == 0;
+    });
+  }
+  consensus::SnapshotFileWritten written;
+  if (r.err == 0) r.err = writer.finish(&written);
+  r.size = written.size;
+  r.crc32c = written.crc32c;
+  return std::string(reinterpret_cast<const char*>(&r), sizeof r);
+}
+
+void RaftReplicatedLog::snapshot_file_done(const SnapshotWanted& want, std::optional<std::string> result,
+                                           int64_t ms) {
+  const consensus::SnapshotFileTarget& target = *want.target;
+  ChildFileResult r;
+  if (!result || result->size() != sizeof r) {
+    // Killed, or it died: whatever it wrote is of no use (open() would remove it too).
+    ::unlink(target.path.c_str());
+    spdlog::warn("snapshot at index {}: the child process failed after {} ms; serialising on the state "
+                 "thread instead", want.index, ms);
+    events_.push(SnapshotWanted{want.index, want.reply, std::nullopt, {}});
+    return;
+  }
+  std::memcpy(&r, result->data(), sizeof r);
+  if (r.err != 0) {
+    const std::string what = "the child process could not write " + target.path + ": " + std::strerror(r.err);
+    spdlog::warn("snapshot at index {}: {}", want.index, what);
+    want.file_reply(want.index,
+                    r.err == ENOSPC || r.err == EDQUOT
+                        ? consensus::Status::error(consensus::Status::Code::kNoSpace, what)
+                        : consensus::Status::io_error(what),
+                    {});
+    return;
+  }
+  spdlog::info("snapshot at index {}: {} bytes written to {} by a child process in {} ms", want.index, r.size,
+               target.path, ms);
+  record_snapshot(r.size, ms);
+  consensus::SnapshotFileWritten written;
+  written.token = target.token;
+  written.size = r.size;
+  written.crc32c = r.crc32c;
+  want.file_reply(want.index, consensus::Status::ok(), written);
 }
 
 void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {

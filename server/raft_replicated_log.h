@@ -8,12 +8,13 @@
 // the two thread wake-ups per write that a thread of its own would cost (measured: docs/
 // benchmarks.md, "server pipeline").
 //
-// Snapshots: consensus asks for one (request_snapshot) on the Raft thread; the request travels
-// through the same queue as the committed entries, so when the state thread reaches it the state
-// is exactly as of the requested index. There it forks (ForkedSnapshot): a child process
-// serialises that image while the state thread goes on applying and serving, and the answer
+// Snapshots: consensus asks for one (request_snapshot_file, with the storage's file for it) on
+// the Raft thread; the request travels through the same queue as the committed entries, so when
+// the state thread reaches it the state is exactly as of the requested index. There it forks
+// (ForkedSnapshot): a child process writes that image into the file, a piece at a time, while
+// the state thread goes on applying and serving, and the answer (the file's size and checksum)
 // comes from the child's reader thread. Neither the Raft thread nor the state thread waits for
-// the serialisation (only for fork's page-table copy).
+// the serialisation (only for fork's page-table copy), and no process holds the whole snapshot.
 //
 // The figures behind replication_status(), membership() and fsync_count() are copied from the
 // Raft thread after each batch and every Raft tick.
@@ -87,7 +88,10 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   struct SnapshotWanted {
     uint64_t index;
     consensus::SnapshotReply reply;
-    bool in_process = false;  // the forked child failed: serialise on the state thread
+    // The storage's file for it (request_snapshot_file), which a forked child writes. Unset:
+    // serialise on the state thread and answer with the bytes (the child failed).
+    std::optional<consensus::SnapshotFileTarget> target;
+    consensus::SnapshotFileReply file_reply;
   };
   using Event = std::variant<Apply, Restore, LeaderChanged, ReadPoint, Message, SnapshotWanted>;
 
@@ -111,6 +115,8 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   void apply(const consensus::Entry& e) override;
   std::string take_snapshot() override;
   void request_snapshot(consensus::Index index, consensus::SnapshotReply reply) override;
+  void request_snapshot_file(consensus::Index index, const consensus::SnapshotFileTarget& target,
+                             consensus::SnapshotReply reply, consensus::SnapshotFileReply file_reply) override;
   void restore_snapshot(const consensus::SnapshotMeta& meta, std::string_view data) override;
   void on_membership(const consensus::Membership& m) override;
   void on_leader_change(consensus::NodeId leader, consensus::Term term, bool self) override;
@@ -123,9 +129,15 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
 
   // State thread.
   void dispatch(std::vector<Event>& batch);
-  // Serialises in a forked child (ForkedSnapshot) and answers from its reader thread; on the
-  // state thread only if fork fails or the child does.
+  // A forked child (ForkedSnapshot) writes the state into the target's file, in pieces
+  // (write_snapshot_file), and only its size and checksum come back to the reader thread, which
+  // answers: the snapshot's bytes are never whole in either process. On the state thread, with
+  // the bytes, only if fork fails or the child does.
   void take_snapshot_for(SnapshotWanted& want);
+  // In the forked child: the state into target's file; what to send the parent (ChildFileResult).
+  std::string write_snapshot_file(const consensus::SnapshotFileTarget& target);
+  // The reader thread, with what the child sent (nullopt: it failed).
+  void snapshot_file_done(const SnapshotWanted& want, std::optional<std::string> result, int64_t ms);
   // Any thread: a snapshot of `bytes` was serialised in `ms` (for consensus_figures()).
   void record_snapshot(size_t bytes, int64_t ms);
 

@@ -15,7 +15,9 @@
 // is dropped: an on_leader_changed for that step-down is always on its way, and the server fails
 // what it has in flight there.
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,6 +117,9 @@ class LogListener {
   virtual void on_restore(uint64_t index, std::string_view data) = 0;
   // The state as of the last entry applied: consensus stores it and compacts the log behind it.
   virtual std::string on_snapshot_request() = 0;
+  // The same state, handed to `out` in pieces of about piece_bytes (for a child process that
+  // writes it to a file without holding it whole); false as soon as out returns false.
+  virtual bool on_snapshot_write(size_t piece_bytes, const std::function<bool(std::string_view)>& out) = 0;
   // The leader changed (0: none known now).
   virtual void on_leader_changed(uint64_t leader, bool self) = 0;
   // The answer to read_index(context): reads may be served once applied >= index; `ok` false

@@ -147,6 +147,10 @@ void RequestPipeline::on_restore(uint64_t index, std::string_view data) {
 
 std::string RequestPipeline::on_snapshot_request() { return sm_.serialize(); }
 
+bool RequestPipeline::on_snapshot_write(size_t piece_bytes, const std::function<bool(std::string_view)>& out) {
+  return sm_.serialize_to(piece_bytes, out);
+}
+
 void RequestPipeline::on_leader_changed(uint64_t leader, bool self) {
   spdlog::info("leader is now {}{}", leader, self ? " (this server)" : "");
   duties_.leader_changed(self, clock_.monotonic_ms());

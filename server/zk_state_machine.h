@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,9 @@ class ZkStateMachine {
   // A snapshot of the whole replicated state (tree, sessions, last zxid), and its inverse.
   // restore() leaves the state untouched and returns false if the bytes do not parse.
   std::string serialize() const;
+  // The same bytes in pieces of about piece_bytes (ZnodeTree::serialize_in_pieces), each to
+  // `out`, so that a snapshot is never whole in memory; false as soon as out returns false.
+  bool serialize_to(size_t piece_bytes, const std::function<bool(std::string_view)>& out) const;
   bool restore(int64_t zxid, std::string_view bytes);
   // Whether `bytes` are a state serialize() could have produced (parsed in full, kept nowhere):
   // the admin restore checks its input before it proposes it.
@@ -88,6 +92,8 @@ class ZkStateMachine {
                       ApplyOutcome& out);
   void apply_multi(const tree::TxnContext& ctx, const jute::MultiRequest& req, ApplyOutcome& out);
   void log_digest(int64_t zxid);
+  // The snapshot's bytes before the tree's: format, last zxid, sessions.
+  void write_snapshot_header(jute::Writer& w) const;
   // Replaces the tree and the sessions with the ones in `bytes` (untouched if they do not
   // parse); *snapshot_zxid: the last zxid they were taken at.
   bool load_state(std::string_view bytes, int64_t* snapshot_zxid);

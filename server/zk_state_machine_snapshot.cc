@@ -12,13 +12,24 @@ namespace {
 constexpr int32_t kSnapshotFormat = 1;
 }
 
-std::string ZkStateMachine::serialize() const {
-  jute::Writer w;
+void ZkStateMachine::write_snapshot_header(jute::Writer& w) const {
   w.write_int(kSnapshotFormat);
   w.write_long(last_zxid_);
   sessions_.serialize(w);
+}
+
+std::string ZkStateMachine::serialize() const {
+  jute::Writer w;
+  write_snapshot_header(w);
   tree_.serialize(w);
   return w.take();
+}
+
+bool ZkStateMachine::serialize_to(size_t piece_bytes, const std::function<bool(std::string_view)>& out) const {
+  jute::Writer w;
+  write_snapshot_header(w);
+  if (!tree_.serialize_in_pieces(w, piece_bytes, out)) return false;
+  return w.size() == 0 || out(w.bytes());
 }
 
 bool ZkStateMachine::load_state(std::string_view bytes, int64_t* snapshot_zxid) {

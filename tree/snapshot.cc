@@ -10,6 +10,7 @@
 //     int version, cversion, aversion, int acl_id, int kind.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "tree/znode_tree.h"
 
@@ -76,7 +77,11 @@ void ZnodeTree::for_each_preorder(F&& f) const {
   while (!stack.empty()) {
     const ZnodeEntry* e = stack.back();
     stack.pop_back();
-    f(*e);
+    if constexpr (std::is_same_v<decltype(f(*e)), bool>) {
+      if (!f(*e)) return;  // the caller is done
+    } else {
+      f(*e);
+    }
     if (e->second.children) {
       const auto& kids = *e->second.children;
       for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
@@ -87,6 +92,25 @@ void ZnodeTree::for_each_preorder(F&& f) const {
 void ZnodeTree::serialize(jute::Writer& w) const {
   write_header(w);
   for_each_preorder([&](const ZnodeEntry& e) { write_node(w, e); });
+}
+
+bool ZnodeTree::serialize_in_pieces(jute::Writer& w, size_t piece_bytes,
+                                    const std::function<bool(std::string_view)>& out) const {
+  bool ok = true;
+  auto flush_if_full = [&] {
+    if (w.size() >= piece_bytes) {
+      ok = out(w.bytes());
+      w.clear();
+    }
+    return ok;
+  };
+  write_header(w);
+  if (!flush_if_full()) return false;
+  for_each_preorder([&](const ZnodeEntry& e) {
+    write_node(w, e);
+    return flush_if_full();
+  });
+  return ok;
 }
 
 uint64_t ZnodeTree::digest() const {

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -158,6 +159,12 @@ class ZnodeTree {
   // Writes the whole state (nodes with all counters, child order, ACL table, quota paths,
   // last zxid).
   void serialize(jute::Writer& w) const;
+  // The same bytes, handed out in pieces: whenever `w` holds at least piece_bytes, out(w.bytes())
+  // and then w.clear(); what is left at the end stays in `w` for the caller. So a snapshot can
+  // go to a file without ever being whole in memory. Stops, returning false, as soon as out
+  // returns false.
+  bool serialize_in_pieces(jute::Writer& w, size_t piece_bytes,
+                           const std::function<bool(std::string_view)>& out) const;
   // Replaces the contents with a serialized state. Bounded by the reader; returns false (and
   // leaves the tree unchanged) on malformed or inconsistent input.
   bool deserialize(jute::Reader& r);

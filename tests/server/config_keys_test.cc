@@ -442,6 +442,7 @@ struct IgnoringListener : LogListener {
   void on_apply(uint64_t, std::string_view) override {}
   void on_restore(uint64_t, std::string_view) override {}
   std::string on_snapshot_request() override { return {}; }
+  bool on_snapshot_write(size_t, const std::function<bool(std::string_view)>&) override { return true; }
   void on_leader_changed(uint64_t, bool) override {}
   void on_read_index(uint64_t, uint64_t, bool) override {}
   void on_peer_message(uint64_t, std::string) override {}

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "jute/constants.h"
 #include "jute/errors.h"
 #include "jute/multi.h"
@@ -135,6 +137,32 @@ TEST(ZkStateMachine, SameEntriesGiveTheSameStateAndSnapshotsRoundTrip) {
   auto more = create(1, "/b");
   EXPECT_EQ(a.apply(10, more).reply, c.apply(10, more).reply);
   EXPECT_EQ(c.tree().digest(), a.tree().digest());
+}
+
+TEST(ZkStateMachine, SnapshotInPiecesIsTheSnapshotAndStopsWhenRefused) {
+  ZkStateMachine sm;
+  sm.apply(1, session_txn(1));
+  int64_t zxid = 2;
+  for (int i = 0; i < 200; ++i) sm.apply(zxid++, create(1, "/n" + std::to_string(i)));
+  const std::string whole = sm.serialize();
+  for (size_t piece : {size_t{1}, size_t{100}, size_t{4096}, whole.size() + 1}) {
+    std::string joined;
+    size_t calls = 0, largest = 0;
+    ASSERT_TRUE(sm.serialize_to(piece, [&](std::string_view p) {
+      joined.append(p);
+      ++calls;
+      largest = std::max(largest, p.size());
+      return true;
+    }));
+    EXPECT_EQ(joined, whole) << "pieces of " << piece;
+    if (piece == 100) {
+      EXPECT_GT(calls, whole.size() / 200);  // really in pieces
+      EXPECT_LT(largest, 100u + 100u);       // under a piece, plus one node (< 100 bytes here)
+    }
+  }
+  size_t calls = 0;
+  EXPECT_FALSE(sm.serialize_to(100, [&](std::string_view) { return ++calls < 3; }));
+  EXPECT_EQ(calls, 3u);  // nothing more after the refusal
 }
 
 TEST(ZkStateMachine, RestoreOfGarbageLeavesTheStateAlone) {
