@@ -82,6 +82,7 @@ def run_memory(args, kind, count):
         took = time.time() - t0
         time.sleep(2)
         after = rss_kib(pid)
+        peak = rss_kib(pid, "VmHWM")
         stat = four_letter(srv[0].port, "mntr")
         znodes = [l for l in stat.splitlines() if "znode_count" in l]
         heap = ""
@@ -89,12 +90,12 @@ def run_memory(args, kind, count):
             heap = subprocess.run(["jcmd", str(pid), "GC.heap_info"], capture_output=True, text=True).stdout
             print(heap.strip(), flush=True)
         rec = {"label": "memory", "part": "memory", "kind": base_kind(kind), "nodes": count, "rss_before_kib": before, "rss_after_kib": after,
-               "created_ok": r["ok"], "seconds": took, "mntr": znodes,
+               "rss_peak_kib": peak, "created_ok": r["ok"], "seconds": took, "mntr": znodes,
                "heap": ZK_HEAP if kind == "zookeeper" else None, "heap_info": heap}
         record(args, rec)
         out = rec
-        print("%-10s memory: RSS %.1f MiB before, %.1f MiB after %d creates of 100 B (%.0f s) %s"
-              % (kind, before / 1024, after / 1024, r["ok"], took, znodes), flush=True)
+        print("%-10s memory: RSS %.1f MiB before, %.1f MiB after %d creates of 100 B (%.0f s), peak %.1f MiB %s"
+              % (kind, before / 1024, after / 1024, r["ok"], took, peak / 1024, znodes), flush=True)
     finally:
         for s in srv:
             s.stop()

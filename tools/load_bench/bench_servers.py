@@ -43,10 +43,11 @@ def mode(port):
     return ""
 
 
-def rss_kib(pid):
+def rss_kib(pid, field="VmRSS"):
+    """A memory figure of /proc/PID/status in KiB: VmRSS (resident now) or VmHWM (its peak)."""
     with open("/proc/%d/status" % pid) as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
 

@@ -216,6 +216,8 @@ def summary(args, results, limits_lines):
         kinds = list(dict.fromkeys(r["kind"] for r in mem))
         extra.append(ratio_line("RSS after %d znodes of 100 B" % args.memory_nodes,
                                 {k: [r["rss_after_kib"] / 1024 for r in mem if r["kind"] == k] for k in kinds}, "MiB"))
+        extra.append(ratio_line("peak RSS (VmHWM) during that fill",
+                                {k: [r.get("rss_peak_kib", 0) / 1024 for r in mem if r["kind"] == k] for k in kinds}, "MiB"))
     rs = [r for r in results if r.get("part") == "restart"]
     if rs:
         kinds = list(dict.fromkeys(r["kind"] for r in rs))
