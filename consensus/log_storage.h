@@ -118,6 +118,26 @@ class LogStorage {
   // fails.
   Status load_snapshot(SnapshotMeta* meta, std::string* data) const;
 
+  // The stored snapshot's file mapped read-only, to restore from at start-up without copying
+  // 170 MB into the heap (the copy, the zeroed pages and their faults were ~0.3 s of a 2.5 s
+  // restart); unmapped when it goes away.
+  class MappedSnapshot {
+   public:
+    MappedSnapshot() = default;
+    ~MappedSnapshot();
+    MappedSnapshot(const MappedSnapshot&) = delete;
+    MappedSnapshot& operator=(const MappedSnapshot&) = delete;
+    std::string_view bytes() const { return {static_cast<const char*>(addr_), size_}; }
+
+   private:
+    friend class LogStorage;
+    void* addr_ = nullptr;
+    size_t size_ = 0;
+  };
+  // As load_snapshot, checksum included, into a mapping. kUnavailable also when the stored data
+  // is not a file (the chunk layout: use load_snapshot). Before start only (no concurrent publish).
+  Status map_snapshot(SnapshotMeta* meta, MappedSnapshot* out) const;
+
   // Drops entries <= through. Precondition: a stored snapshot covers `through`
   // (through <= snapshot index) and through <= last_index(). Not synced (losing a compaction in a
   // crash only leaves extra entries).

@@ -4,7 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "consensus/types.h"
@@ -34,6 +36,11 @@ struct RecoveredState {
   HardState hard_state;
   SnapshotMeta snapshot;       // index 0: no snapshot
   std::string snapshot_data;   // kept to send to followers that need it
+  // Set instead of snapshot_data by a storage that maps its snapshot file (RaftNode): the bytes,
+  // valid only until the driver's constructor has returned. The application restores from them
+  // and nothing keeps them: the core starts without the bytes (as after drop_snapshot_bytes) and
+  // has them read back from storage when a follower needs them.
+  std::optional<std::string_view> snapshot_mapped;
   std::vector<Entry> entries;  // every stored entry after snapshot.index, in order
   Index applied = 0;           // state machine's applied index (at least snapshot.index)
 };

@@ -58,8 +58,12 @@ RaftCore::RaftCore(const RaftConfig& config, RecoveredState rec, RandomSource ra
   applied_ = std::max(rec.applied, rec.snapshot.index);
   applied_ = std::min(applied_, commit_);
   snapshot_meta_ = rec.snapshot;
-  snapshot_data_ = std::make_shared<const std::string>(std::move(rec.snapshot_data));
-  snapshot_size_ = snapshot_data_->size();
+  if (rec.snapshot_mapped) {
+    snapshot_size_ = rec.snapshot_mapped->size();  // on disk only
+  } else {
+    snapshot_data_ = std::make_shared<const std::string>(std::move(rec.snapshot_data));
+    snapshot_size_ = snapshot_data_->size();
+  }
   base_membership_ = rec.snapshot.index > 0 ? rec.snapshot.membership : cfg_.initial_membership;
   refresh_membership();
   prev_hard_state_ = hard_state();

@@ -42,7 +42,7 @@ RaftDriver::RaftDriver(const RaftConfig& config, RecoveredState rec, RandomSourc
   rec.applied = rec.snapshot.index;
   if (rec.snapshot.index > 0) {
     applied_membership_ = rec.snapshot.membership;
-    app_.restore_snapshot(rec.snapshot, rec.snapshot_data);
+    app_.restore_snapshot(rec.snapshot, rec.snapshot_mapped ? *rec.snapshot_mapped : rec.snapshot_data);
     app_.on_membership(applied_membership_);
   } else {
     applied_membership_ = config.initial_membership;

@@ -194,8 +194,14 @@ bool RaftNode::open(std::string* error) {
 
   RecoveredState rec;
   rec.hard_state = storage->hard_state();
+  LogStorage::MappedSnapshot mapped;  // lives until the driver has restored from it
   if (storage->snapshot_meta()) {
-    Status s = storage->load_snapshot(&rec.snapshot, &rec.snapshot_data);
+    Status s = storage->map_snapshot(&rec.snapshot, &mapped);
+    if (s.is_ok()) {
+      rec.snapshot_mapped = mapped.bytes();
+    } else if (s.code() == Status::Code::kUnavailable) {  // in chunks (written before files)
+      s = storage->load_snapshot(&rec.snapshot, &rec.snapshot_data);
+    }
     if (!s.is_ok()) {
       if (error) *error = "loading snapshot from " + options_.dir + ": " + s.to_string();
       return false;

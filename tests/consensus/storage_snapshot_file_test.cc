@@ -139,6 +139,34 @@ TEST(LogStorage, CorruptSnapshotDataIsReported) {
   SnapshotMeta m;
   std::string data;
   EXPECT_EQ(st->load_snapshot(&m, &data).code(), Status::Code::kCorruption);
+  LogStorage::MappedSnapshot mapped;
+  EXPECT_EQ(st->map_snapshot(&m, &mapped).code(), Status::Code::kCorruption);
+  EXPECT_TRUE(mapped.bytes().empty());
+}
+
+TEST(LogStorage, MappedSnapshotHasTheBytesLoadSnapshotReads) {
+  TempDir tmp;
+  auto st = open_ok(tmp.path());
+  SnapshotMeta m;
+  LogStorage::MappedSnapshot none;
+  EXPECT_EQ(st->map_snapshot(&m, &none).code(), Status::Code::kUnavailable);  // nothing stored
+  ASSERT_TRUE(st->append(make_entries(1, 9, 1), nullptr, true).is_ok());
+  std::string data(2 * 1024 * 1024 + 17, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 13 + 5);
+  ASSERT_TRUE(st->save_snapshot(SnapshotMeta{9, 1, Membership{{1}, {}}}, data).is_ok());
+  {
+    LogStorage::MappedSnapshot mapped;
+    ASSERT_TRUE(st->map_snapshot(&m, &mapped).is_ok());
+    EXPECT_EQ(m, (SnapshotMeta{9, 1, Membership{{1}, {}}}));
+    EXPECT_EQ(mapped.bytes(), data);
+    // A newer snapshot replaces (and removes) the file; the mapping still reads the old bytes.
+    ASSERT_TRUE(st->append(make_entries(10, 12, 1), nullptr, true).is_ok());
+    ASSERT_TRUE(st->save_snapshot(SnapshotMeta{12, 1, {}}, "newer").is_ok());
+    EXPECT_EQ(mapped.bytes(), data);
+  }
+  LogStorage::MappedSnapshot again;
+  ASSERT_TRUE(st->map_snapshot(&m, &again).is_ok());
+  EXPECT_EQ(again.bytes(), "newer");
 }
 
 TEST(LogStorage, StoredSnapshotFileMissingOrCutShortRefusesToOpen) {
@@ -180,6 +208,8 @@ TEST(LogStorage, SnapshotInChunksFromAnOlderVersionIsStillRead) {
     ASSERT_TRUE(st->load_snapshot(&m, &got).is_ok());
     EXPECT_EQ(m, r.meta);
     EXPECT_EQ(got, data);
+    LogStorage::MappedSnapshot mapped;  // not a file: RaftNode loads it instead
+    EXPECT_EQ(st->map_snapshot(&m, &mapped).code(), Status::Code::kUnavailable);
     // A newer snapshot goes to a file; the old chunks are dropped.
     ASSERT_TRUE(st->save_snapshot(SnapshotMeta{9, 1, {}}, "new").is_ok());
     ASSERT_TRUE(st->load_snapshot(&m, &got).is_ok());

@@ -31,6 +31,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -156,7 +157,13 @@ class SimStorage : public consensus::RaftDriverStorage {
     consensus::RecoveredState r;
     r.hard_state = hard_state_;
     r.snapshot = snapshot_;
-    r.snapshot_data = snapshot_data_;
+    // Like RaftNode, which maps the stored file and keeps no copy, for snapshots at odd indexes
+    // (the view stays valid: this disk outlives the driver); a copy for the others.
+    if (snapshot_.index % 2 == 1) {
+      r.snapshot_mapped = std::string_view(snapshot_data_);
+    } else {
+      r.snapshot_data = snapshot_data_;
+    }
     // Entries must continue right after the snapshot; anything after a gap is unusable.
     consensus::Index expect = snapshot_.index + 1;
     for (const auto& e : entries_) {
