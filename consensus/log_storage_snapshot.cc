@@ -18,6 +18,7 @@
 #include "consensus/invariant.h"
 #include "consensus/log_storage.h"
 #include "consensus/log_storage_errors.h"
+#include "consensus/snapshot_file_writer.h"
 #include "consensus/storage_crc32c.h"
 
 namespace zkraft::consensus {
@@ -29,17 +30,11 @@ namespace {
 // A snapshot file is written and read in pieces of this size.
 constexpr size_t kSnapshotWriteBytes = 1 << 20;
 
-Status sync_directory(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Status::io_error("opening directory " + dir + ": " + std::strerror(errno));
-  const int r = ::fsync(fd);
-  const int err = errno;
-  ::close(fd);
-  if (r != 0) {
-    const std::string m = "syncing directory " + dir + ": " + std::strerror(err);
-    return err == ENOSPC ? Status::error(Status::Code::kNoSpace, m) : Status::io_error(m);
-  }
-  return Status::ok();
+Status sync_directory_status(const std::string& dir) {
+  const int err = sync_directory(dir);
+  if (err == 0) return Status::ok();
+  const std::string m = "syncing directory " + dir + ": " + std::strerror(err);
+  return err == ENOSPC ? Status::error(Status::Code::kNoSpace, m) : Status::io_error(m);
 }
 
 }  // namespace
@@ -156,7 +151,7 @@ Status LogStorage::write_snapshot_data(const SnapshotMeta& meta, std::string_vie
   }
   file.reset();
   // The file's name must be durable before a record naming it is.
-  if (result.is_ok()) result = sync_directory(dir_);
+  if (result.is_ok()) result = sync_directory_status(dir_);
   if (!result.is_ok()) {
     env()->RemoveFile(path);
     return result;

@@ -319,7 +319,7 @@ void RaftDriver::snapshot_answered(Index index, SnapshotBytes data, uint64_t kee
   if (!own_snapshot_accepted(index, meta)) return;
   const Index compact_to = own_snapshot_compact_point(meta, keep_tail);
   io_.storage.store_own_snapshot(meta, std::move(data), compact_to, own_snapshot_stored(index));
-  own_snapshot_stored_from_here(meta, bytes, compact_to);
+  own_snapshot_handed_to_storage(meta, bytes, compact_to);
 }
 
 void RaftDriver::snapshot_file_answered(Index index, const Status& s, const SnapshotFileWritten& file,
@@ -346,7 +346,7 @@ void RaftDriver::snapshot_file_answered(Index index, const Status& s, const Snap
   }
   const Index compact_to = own_snapshot_compact_point(meta, keep_tail);
   io_.storage.store_own_snapshot_file(meta, file, compact_to, own_snapshot_stored(index));
-  own_snapshot_stored_from_here(meta, file.size, compact_to);
+  own_snapshot_handed_to_storage(meta, file.size, compact_to);
 }
 
 bool RaftDriver::own_snapshot_accepted(Index index, const SnapshotMeta& meta) {
@@ -386,7 +386,7 @@ RaftDriverStorage::Done RaftDriver::own_snapshot_stored(Index index) {
   };
 }
 
-void RaftDriver::own_snapshot_stored_from_here(const SnapshotMeta& meta, size_t bytes, Index compact_to) {
+void RaftDriver::own_snapshot_handed_to_storage(const SnapshotMeta& meta, size_t bytes, Index compact_to) {
   core_->compact(compact_to);
   if (observer_) observer_->on_snapshot_taken(meta, bytes, compact_to);
   // Entries applied while the application worked on this one may already call for the next.

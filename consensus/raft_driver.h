@@ -174,7 +174,7 @@ class RaftDriver {
   bool own_snapshot_accepted(Index index, const SnapshotMeta& meta);
   Index own_snapshot_compact_point(const SnapshotMeta& meta, uint64_t keep_tail) const;
   RaftDriverStorage::Done own_snapshot_stored(Index index);
-  void own_snapshot_stored_from_here(const SnapshotMeta& meta, size_t bytes, Index compact_to);
+  void own_snapshot_handed_to_storage(const SnapshotMeta& meta, size_t bytes, Index compact_to);
   // Keeps the core's snapshot bytes in memory only while a follower is being sent them.
   void manage_snapshot_bytes();
   void snapshot_loaded(const Status& s, const SnapshotMeta& meta, SnapshotBytes data);

@@ -25,17 +25,20 @@ int write_all(int fd, const char* p, size_t n) {
   return 0;
 }
 
-int sync_directory_of(const std::string& path) {
+std::string directory_of(const std::string& path) {
   const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+int sync_directory(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return errno;
   const int err = ::fsync(fd) == 0 ? 0 : errno;
   ::close(fd);
   return err;
 }
-
-}  // namespace
 
 void SnapshotFileWriter::prepare_before_fork() { (void)crc32c_extend(0, "", 0); }
 
@@ -87,7 +90,7 @@ int SnapshotFileWriter::finish(SnapshotFileWritten* out) {
     return err;
   }
   // The file's name must be durable before a record naming it is.
-  if (int err = sync_directory_of(target_.path); err != 0) {
+  if (int err = sync_directory(directory_of(target_.path)); err != 0) {
     ::unlink(target_.path.c_str());
     return err;
   }

@@ -11,11 +11,15 @@
 // parent as they are. A file that was not finished is removed when the writer goes away.
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "consensus/types.h"
 
 namespace zkraft::consensus {
+
+// fsyncs directory `dir`, so that the names created in it are durable. 0 or an errno.
+int sync_directory(const std::string& dir);
 
 class SnapshotFileWriter {
  public:
