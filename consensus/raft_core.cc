@@ -239,6 +239,12 @@ void RaftCore::tick() {
   }
 }
 
+void RaftCore::campaign_if_sole_voter() {
+  if (role_ == Role::kLeader || !promotable() || membership_.voters.size() != 1) return;
+  election_elapsed_ = 0;
+  campaign(cfg_.pre_vote ? CampaignKind::kPreElection : CampaignKind::kElection);
+}
+
 void RaftCore::tick_election() {
   ++election_elapsed_;
   if (fast_campaign_ticks_ > 0 && --fast_campaign_ticks_ == 0 && role_ == Role::kFollower &&

@@ -80,6 +80,10 @@ class RaftCore {
   // instead of waiting out the election timeout; also stop honouring the leader's lease here.
   // Safe: peers that still hear the leader refuse the pre-vote (lease).
   void broken_leader_connection();
+  // The configuration's only voter has nobody to wait for: if that is this server, it campaigns
+  // now instead of after an election timeout (etcd leaves this to its user, as Campaign()).
+  // No-op otherwise, and for a leader. The driver calls it once, at start.
+  void campaign_if_sole_voter();
   // The application took a snapshot of its state at `index` (<= applied). The core keeps the
   // bytes to send to followers that fell behind compaction. Returns the meta to persist with
   // it. If the returned meta's index is not `index`, the snapshot was refused and the caller

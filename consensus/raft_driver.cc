@@ -59,7 +59,8 @@ RaftDriver::~RaftDriver() {
 void RaftDriver::start() {
   if (started_ || stopped_) return;
   started_ = true;
-  schedule_pump();  // re-applies the recovered committed entries
+  core_->campaign_if_sole_voter();  // a sole voter leads from its first Ready,
+  schedule_pump();                  // which also re-applies the recovered committed entries
 }
 
 void RaftDriver::stop() { stopped_ = true; }

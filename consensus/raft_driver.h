@@ -120,7 +120,8 @@ class RaftDriver {
 
   // Starts processing Readies (the recovered committed entries are re-applied from a scheduled
   // pump). Before start() application calls are refused (kNotLeader); wiring inputs (tick, step)
-  // reach the core, but nothing they produce is processed until start().
+  // reach the core, but nothing they produce is processed until start(). A sole voter
+  // campaigns here (RaftCore::campaign_if_sole_voter) rather than after an election timeout.
   void start();
   // No more storage, transport or application calls from now on. Idempotent, final.
   void stop();

@@ -63,6 +63,7 @@ bool RaftReplicatedLog::start(LogListener& listener, std::string* error) {
   bool opened = node_->open(error);
   opening_ = false;
   if (!opened) return false;
+  start_up_commit_ = node_->commit_index();
   node_->start();
   looking_since_ms_ = steady_ms();
   if (own_thread_) looking_count_ = 1;  // an ensemble member starts without a leader

@@ -63,6 +63,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   ConsensusFigures consensus_figures() const override;
   bool disk_full() const override;
   int64_t quorum_contact_age_ms() const override;
+  bool start_up_replay_done() const override { return applied_index_ >= start_up_commit_; }
   MembershipView membership() const override;
   void add_peer(uint64_t id, const std::string& host, uint16_t port) override;
   void change_membership(MembershipChange change, uint64_t id) override;
@@ -151,6 +152,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   bool opening_ = false;          // open() runs on the state thread: restore directly
   uint64_t leader_ = 0;           // as the state thread has been told
   uint64_t applied_index_ = 0;    // last entry (or snapshot) handed to the listener
+  uint64_t start_up_commit_ = 0;  // the commit index recovered at open (start_up_replay_done)
   bool self_leader_ = false;
   std::atomic<bool> stopping_{false};
   bool stopped_ = false;

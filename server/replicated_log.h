@@ -161,6 +161,10 @@ class ReplicatedLog {
   // leads itself is always in contact (0).
   static constexpr int64_t kNoQuorumContact = INT64_MAX;
   virtual int64_t quorum_contact_age_ms() const = 0;
+  // Whether every entry this server knew to be committed when it started has reached on_apply.
+  // Until then it does not serve (ServingGate), whatever its contact: its state is older than
+  // one it may have served before it stopped. A log with no start-up replay: always true.
+  virtual bool start_up_replay_done() const { return true; }
   // Membership in effect, and the leader's way to change it one server at a time (a change
   // consensus cannot make now, e.g. another is pending, is dropped: the caller retries).
   virtual MembershipView membership() const = 0;

@@ -114,9 +114,10 @@ class RequestPipeline final : public LogListener, private EventSink {
   // A write (or sync) on a read-only session: NotReadOnly; closeSession ends it here.
   void answer_read_only_write(Client& c, QueuedRequest& p);
   // Feeds the quorum contact age to the gate and acts on a change: closes every client when
-  // contact is lost, the read-only ones when it returns.
+  // contact is lost, the read-only ones when it returns. Not before the start-up replay is done.
   void check_serving();
-  void check_serving_on_contact();  // on a leader change: opens the gate at once if it may
+  // On a leader change and after each batch from the log: opens the gate at once if it may.
+  void check_serving_on_contact();
   void handle_request(Client& c, ClientMessage& m);
   void handle_auth(Client& c, QueuedRequest& p, const jute::AuthPacket& a);
   // SASL and enforcement (request_pipeline_auth.cc).

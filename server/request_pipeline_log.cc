@@ -190,6 +190,9 @@ void RequestPipeline::on_peer_message(uint64_t from, std::string payload) {
   }
 }
 
-void RequestPipeline::on_batch_done() { io_.flush(); }
+void RequestPipeline::on_batch_done() {
+  check_serving_on_contact();  // the batch may have ended the start-up replay
+  io_.flush();
+}
 
 }  // namespace zkraft::server

@@ -11,6 +11,10 @@
 namespace zkraft::server {
 
 void RequestPipeline::check_serving() {
+  // Until the start-up replay is done the gate stays where it starts, cut off, whatever the
+  // contact (replicated_log.h): not serving, and not read-only either, since the read-only
+  // grace counts from here, as ZooKeeper's starts once its database is loaded.
+  if (!log_.start_up_replay_done()) return;
   const int64_t age = log_.quorum_contact_age_ms();
   const auto change = gate_.update(age, clock_.monotonic_ms());
   if (!change) return;
@@ -47,8 +51,9 @@ void RequestPipeline::check_serving() {
 void RequestPipeline::check_serving_on_contact() {
   // A leader known again means fresh contact (the log refreshed its figures before telling us):
   // opening the gate now, not at the next tick, saves up to a tick of not serving after a start
-  // or an election. Only the opening direction is taken early; a lost leader still closes the
-  // gate when the bound passes (serving_gate.h), as before.
+  // or an election, and after the batch that ends the start-up replay. Only the opening
+  // direction is taken early; a lost leader still closes the gate when the bound passes
+  // (serving_gate.h), as before.
   if (gate_.serving()) return;
   if (log_.quorum_contact_age_ms() > gate_.policy().contact_bound_ms) return;
   check_serving();

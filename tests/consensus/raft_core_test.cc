@@ -53,6 +53,35 @@ TEST(RaftCore, ElectionTimeoutIsRandomizedBetweenTand2T) {
   }
 }
 
+// A standalone server's start: the only voter need not wait out an election timeout.
+TEST(RaftCore, OnlyTheSoleVoterCampaignsWithoutATimeout) {
+  for (bool pre_vote : {true, false}) {
+    TestNet net;
+    net.add(1, {1}, {}, 0, pre_vote);
+    net.at(1).campaign_if_sole_voter();
+    ASSERT_EQ(net.at(1).role(), Role::kLeader) << pre_vote;
+    EXPECT_EQ(net.at(1).term(), 1u);
+    net.at(1).campaign_if_sole_voter();  // a leader stays where it is
+    EXPECT_EQ(net.at(1).term(), 1u);
+    net.stabilize();
+    ASSERT_EQ(net.applied[1].size(), 1u);  // its no-op, committed without a tick
+  }
+  TestNet three;
+  for (NodeId id : {1, 2, 3}) three.add(id, {1, 2, 3});
+  three.at(1).campaign_if_sole_voter();
+  EXPECT_EQ(three.at(1).role(), Role::kFollower);
+  EXPECT_EQ(three.at(1).term(), 0u);
+  three.stabilize();
+  EXPECT_EQ(three.delivered[MessageType::kPreVote], 0);  // no vote was asked for
+  TestNet learner;  // server 2 learns from voter 1: the only voter is not itself
+  RaftConfig cfg = testing::make_config(2, {1});
+  cfg.initial_membership.learners = {2};
+  learner.cores[2] = std::make_unique<RaftCore>(cfg, RecoveredState{}, testing::fixed_random(0));
+  learner.at(2).campaign_if_sole_voter();
+  EXPECT_EQ(learner.at(2).role(), Role::kFollower);
+  EXPECT_EQ(learner.at(2).term(), 0u);
+}
+
 TEST(RaftCore, ThreeNodesElectWithPreVoteAndReplicate) {
   TestNet net;
   for (NodeId id : {1, 2, 3}) net.add(id, {1, 2, 3}, {}, id == 1 ? 0 : 9);

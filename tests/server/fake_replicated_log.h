@@ -16,6 +16,8 @@
 //    same step (the real log also updates what it reports right before that call).
 //  - quorum_contact_age_ms() is 0 while a leader is known and kNoQuorumContact otherwise, unless
 //    the test set an age with set_contact_age() (a cut-off server still knows its old leader).
+//  - start_up_replay_done() is true once the entries through set_start_up_replay(index) are
+//    committed (by default at once): what the real log recovered as committed before it started.
 //  - send(), add_peer(), change_membership() are recorded; membership(), replication_status()
 //    and fsync_count() return what the test set.
 //
@@ -77,6 +79,7 @@ class FakeReplicatedLog final : public ReplicatedLog {
     if (contact_age_ms_) return *contact_age_ms_;
     return leader_ != 0 ? 0 : kNoQuorumContact;
   }
+  bool start_up_replay_done() const override { return committed_ >= replay_through_; }
   MembershipView membership() const override { return membership_; }
   void add_peer(uint64_t id, const std::string& host, uint16_t port) override {
     peers_.push_back({id, host, port});
@@ -138,6 +141,7 @@ class FakeReplicatedLog final : public ReplicatedLog {
   const std::vector<uint64_t>& transfers() const { return transfers_; }
   // What quorum_contact_age_ms() answers from now on (nullopt: back to following the leader).
   void set_contact_age(std::optional<int64_t> ms) { contact_age_ms_ = ms; }
+  void set_start_up_replay(uint64_t through) { replay_through_ = through; }
 
   // ---- What the test inspects
   const std::vector<std::string>& proposed() const { return proposed_; }
@@ -182,6 +186,7 @@ class FakeReplicatedLog final : public ReplicatedLog {
   ReplicationStatus replication_;
   uint64_t fsyncs_ = 0;
   std::optional<int64_t> contact_age_ms_;
+  uint64_t replay_through_ = 0;
   int snapshots_asked_ = 0;
   std::vector<uint64_t> transfers_;
 };

@@ -70,6 +70,23 @@ TEST_F(ServingTest, WithinTheBoundClientsAreServedAndPastItEveryOneIsClosed) {
   EXPECT_EQ(word(10, "isro"), "null");
 }
 
+// A restart: the entries committed before the stop are re-applied first. A sole voter leads
+// (fresh contact) before they are, and must not answer from the state short of them.
+TEST_F(ServingTest, NothingIsServedUntilTheStartUpReplayIsAppliedThenAtOnce) {
+  for (int i = 0; i < 3; ++i) log.replicate("");  // no-ops, as far as the tree is concerned
+  log.set_start_up_replay(3);
+  start(/*leader=*/2);  // this server leads itself (PipelineTest(2)): in contact at once
+  EXPECT_EQ(pipeline->serving_mode(), ServingMode::kCutOff);
+  log.commit_next();
+  log.commit_next();
+  pipeline->tick();
+  EXPECT_EQ(pipeline->serving_mode(), ServingMode::kCutOff);
+  EXPECT_EQ(word(9, "srvr"), "This ZooKeeper instance is not currently serving requests\n");
+  log.commit_next();  // the last one: the gate opens with its batch, not at the next tick
+  EXPECT_EQ(pipeline->serving_mode(), ServingMode::kServing);
+  EXPECT_EQ(srvr_mode(word(10, "srvr")), "standalone");  // the fixture sets no membership
+}
+
 TEST_F(ServingTest, ALeaderLearnedOpensTheGateAtOnceButALeaderLostWaitsForTheBound) {
   start(/*leader=*/0);  // nothing known yet: cut off, as at every start
   EXPECT_EQ(pipeline->serving_mode(), ServingMode::kCutOff);
@@ -188,6 +205,27 @@ TEST_F(ReadOnlyTest, AReadOnlyClientGetsALocalSessionAndReadsButCannotWrite) {
   auto srvr = word(22, "srvr");
   EXPECT_EQ(srvr_mode(srvr), "read-only");
   EXPECT_NE(srvr.find("READ-ONLY mode; serving only read-only clients"), std::string::npos);
+}
+
+// A start-up replay longer than the grace is not time cut off: no read-only client reads the
+// state short of it, and the grace counts from its end (ZooKeeper's QuorumPeer.start() loads the
+// database before the peer's run loop, which starts the ReadOnlyZooKeeperServer, runs).
+TEST_F(ReadOnlyTest, AStartUpReplayIsNeitherServedNorReadOnly) {
+  log.replicate("");
+  log.replicate("");
+  log.set_start_up_replay(2);
+  start(/*leader=*/0);  // no quorum in sight either
+  log.commit_next();
+  clock.advance(5000);  // bound and grace long past
+  pipeline->tick();
+  EXPECT_EQ(pipeline->serving_mode(), ServingMode::kCutOff);
+  EXPECT_EQ(word(20, "isro"), "null");
+  log.commit_next();  // the replay's end: still no quorum, so cut off from now on
+  pipeline->tick();
+  EXPECT_EQ(word(21, "isro"), "null");
+  clock.advance(2001);
+  pipeline->tick();
+  EXPECT_EQ(word(22, "isro"), "ro");
 }
 
 TEST_F(ReadOnlyTest, ReadWriteClientsAndReplicatedSessionsAreRefused) {

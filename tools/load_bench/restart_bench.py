@@ -8,11 +8,13 @@ server log's timestamps (zkraft) so a slow restart says where its time went:
 
   open      process start -> "raft node N: recovered"     (LevelDB open, snapshot read and check)
   restore   -> "recovered: last zxid"                    (the state machine loads the snapshot)
-  replay    -> "leader is now 0"                         (the log after the snapshot re-applied: the
-                                                         state thread sees the raft thread's first
-                                                         leader event only after those applies)
-  elect     -> "leader is now N"                         (the election)
-  gate      -> "in contact with a quorum again: serving" (the serving gate opens)
+  elect     -> "raft node N: leader is N"                (a sole voter campaigns at start and
+                                                         leads from its first Ready)
+  replay    -> "leader is now N"                         (the log after the snapshot re-applied: the
+                                                         state thread sees the leader event only
+                                                         after those applies)
+  gate      -> "in contact with a quorum again: serving" (the serving gate opens, with the batch
+                                                         that ends the replay, not before)
   answer    -> first `srvr` with "Node count"            (polled every 10 ms)
 
 The data directory is kept under --work, so --reuse restarts a tree filled earlier (the on-disk
@@ -38,8 +40,8 @@ from bench_servers import Server, free_port, four_letter, loadavg  # noqa: E402
 PHASES = [
     ("open", re.compile(r"raft node \d+: recovered")),
     ("restore", re.compile(r"recovered: last zxid")),
-    ("replay", re.compile(r"leader is now 0")),
-    ("elect", re.compile(r"leader is now [1-9]")),
+    ("elect", re.compile(r"raft node \d+: leader is [1-9]")),
+    ("replay", re.compile(r"leader is now [1-9]")),
     ("gate", re.compile(r"in contact with a quorum again: serving")),
 ]
 STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) ")
@@ -90,6 +92,8 @@ def main():
     ap.add_argument("--reuse", action="store_true", help="restart the tree filled by an earlier run")
     ap.add_argument("--timeout", type=int, default=120)
     args = ap.parse_args()
+    # Server() runs the binaries from its own directory: relative paths would not resolve there.
+    args.zkraft, args.zk_load = os.path.abspath(args.zkraft), os.path.abspath(args.zk_load)
     args.baseline = args.zkraft
     args.work = os.path.abspath(args.work)
     name = "%s-%d" % (args.kind, args.znodes)
