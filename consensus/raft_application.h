@@ -17,9 +17,9 @@
 namespace zkraft::consensus {
 
 // The application's answer to a snapshot request: the state as of `index` (an index the driver
-// handed to apply() already; normally the requested one). Thread-safe, may be called from any
-// thread, exactly once; the driver picks it up on its own executor. Calling it after the driver
-// is gone is harmless (the answer is dropped).
+// handed to apply() or on_conf_change_applied() already; normally the requested one).
+// Thread-safe, may be called from any thread, exactly once; the driver picks it up on its own
+// executor. Calling it after the driver is gone is harmless (the answer is dropped).
 using SnapshotReply = std::function<void(Index index, std::string data)>;
 // The answer of an application that wrote the snapshot file itself (request_snapshot_file): ok
 // and the file, or why it could not (kNoSpace: the disk is full, try again later; any other
@@ -33,12 +33,17 @@ class RaftApplication {
   // restart from the entry after the snapshot on). Empty data is the leader's no-op: still
   // called, so the application can advance its zxid.
   virtual void apply(const Entry& e) = 0;
+  // A committed kConfChange entry at `index`, applied by consensus itself (the membership it
+  // makes follows through on_membership), in index order with apply(). An application that
+  // tracks its applied index moves it here too: a snapshot may be asked for at this index.
+  virtual void on_conf_change_applied(Index index) { (void)index; }
   // The application's state as of the last entry applied (applied_index()). Used by the default
   // request_snapshot() only; an application that overrides request_snapshot() never sees it.
   virtual std::string take_snapshot() = 0;
   // The driver wants a snapshot of the state as of applied index `index` (every entry up to it
-  // was handed to apply(), none after it yet). Answer through `reply`, now or later, on any
-  // thread (e.g. from the thread that owns the state machine): the Raft thread does not wait.
+  // was handed to apply() or on_conf_change_applied(), none after it yet). Answer through
+  // `reply`, now or later, on any thread (e.g. from the thread that owns the state machine): the
+  // Raft thread does not wait.
   // Until it is answered the driver asks for no other snapshot. Default: answers at once with
   // take_snapshot(), which serializes on the calling (Raft) thread.
   virtual void request_snapshot(Index index, SnapshotReply reply);

@@ -255,6 +255,8 @@ void RaftDriver::apply_entries(std::span<const Entry> entries) {
     if (e.type == EntryType::kNormal) {
       app_.apply(e);
     } else if (e.type == EntryType::kConfChange) {
+      app_.on_conf_change_applied(e.index);
+      if (stopped_) return;
       auto cc = decode_conf_change(e.data);
       if (cc && apply_conf_change(applied_membership_, *cc)) {
         app_.on_membership(applied_membership_);

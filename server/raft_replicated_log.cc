@@ -177,6 +177,13 @@ void RaftReplicatedLog::transfer_leadership_now(uint64_t to) {
 
 void RaftReplicatedLog::apply(const consensus::Entry& e) { events_.push(Apply{e.index, e.data}); }
 
+void RaftReplicatedLog::on_conf_change_applied(consensus::Index index) {
+  // Without it the state thread's applied index stayed at the entry before, while the driver
+  // asked for snapshots at the change's own index (csnp right after a reconfig failed the
+  // invariant in take_snapshot_for), and a start-up replay ending in a change never ended.
+  events_.push(Apply{index, {}});
+}
+
 // Never called: request_snapshot() answers from the state thread instead. If it were, an empty
 // answer would be stored as the state and the log compacted behind it: stop instead.
 std::string RaftReplicatedLog::take_snapshot() {

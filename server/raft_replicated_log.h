@@ -114,6 +114,8 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   void refresh_figures();
   void schedule_refresh();
   void apply(const consensus::Entry& e) override;
+  // An empty Apply, which the pipeline takes as a no-op: its applied index and zxid follow.
+  void on_conf_change_applied(consensus::Index index) override;
   std::string take_snapshot() override;
   void request_snapshot(consensus::Index index, consensus::SnapshotReply reply) override;
   void request_snapshot_file(consensus::Index index, const consensus::SnapshotFileTarget& target,

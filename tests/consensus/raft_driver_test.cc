@@ -135,6 +135,10 @@ class TestApp : public RaftApplication {
     leaders.push_back(leader);
   }
   void on_read_state(uint64_t context, Index index) override { read_states.push_back({context, index}); }
+  void on_conf_change_applied(Index index) override {
+    check_not_reentered();
+    conf_changes.push_back(index);
+  }
   void on_fatal_error(const std::string& what) override { fatal.push_back(what); }
 
   void check_not_reentered() {
@@ -149,6 +153,7 @@ class TestApp : public RaftApplication {
   std::vector<ReadState> read_states;
   std::vector<std::string> fatal;
   std::vector<Index> requested;
+  std::vector<Index> conf_changes;
   std::vector<SnapshotReply> replies;
   int taken = 0;
 };
@@ -327,6 +332,26 @@ TEST(RaftDriver, SnapshotAskedWhileAnEarlyAppliedEntryWaitsIsTakenAtTheApplicati
   ASSERT_EQ(h.app.requested.size(), 1u);
   EXPECT_EQ(h.app.requested[0], 2u);
   EXPECT_EQ(h.app.requested[0], h.app.applied.back().index);
+}
+
+// A snapshot asked for when the last entry applied is a membership change is asked at the
+// change's index, and the application was told of that index first (zkraft's state thread
+// failed its snapshot invariant on `csnp` right after a reconfig: it had not seen the index).
+TEST(RaftDriver, AMembershipChangeIsReportedInOrderAndASnapshotAfterItIsAskedAtItsIndex) {
+  Harness h;
+  h.app.hold_snapshot_requests = true;
+  h.elect();
+  ASSERT_TRUE(h.driver->propose("x").ok());
+  h.settle();
+  ASSERT_TRUE(h.driver->change_membership(ConfChange{ConfChangeType::kAddLearner, 2}).ok());
+  h.settle();
+  ASSERT_EQ(h.app.conf_changes.size(), 1u);
+  const Index change = h.app.conf_changes[0];
+  EXPECT_EQ(change, h.app.applied.back().index + 1);  // after "x", before anything else
+  h.driver->snapshot_now(0);
+  h.settle();
+  ASSERT_EQ(h.app.requested.size(), 1u);
+  EXPECT_EQ(h.app.requested[0], change);
 }
 
 TEST(RaftDriver, ProposeAndReadIndexNeverCallBackInsideTheCall) {
