@@ -65,6 +65,12 @@ class Reconfig(unittest.TestCase):
         self.servers[sid] = s
         return s
 
+    def start_ensemble_of_three(self):
+        for i in (1, 2, 3):
+            self.start(i, [1, 2, 3])
+        for i in (1, 2, 3):
+            self.assertTrue(self.servers[i].wait_serving(WAIT), self.servers[i].log_tail())
+
     def admin(self, sids):
         c = KazooClient(hosts=",".join(self.servers[i].hosts for i in sids), timeout=10.0)
         c.start(timeout=WAIT)
@@ -74,10 +80,7 @@ class Reconfig(unittest.TestCase):
     def test_grow_to_five_and_shrink_back_with_clients_writing(self):
         if harness.target_kind() != "zkraft":
             self.skipTest("zkraft's joining flag; ZooKeeper uses dynamic config files")
-        for i in (1, 2, 3):
-            self.start(i, [1, 2, 3])
-        for i in (1, 2, 3):
-            self.assertTrue(self.servers[i].wait_serving(WAIT), self.servers[i].log_tail())
+        self.start_ensemble_of_three()
 
         acked, stop_writing = [], threading.Event()
 
@@ -154,10 +157,7 @@ class Reconfig(unittest.TestCase):
         # member failed its snapshot invariant), and after a restart all serve the new membership.
         if harness.target_kind() != "zkraft":
             self.skipTest("zkraft's joining flag; ZooKeeper uses dynamic config files")
-        for i in (1, 2, 3):
-            self.start(i, [1, 2, 3])
-        for i in (1, 2, 3):
-            self.assertTrue(self.servers[i].wait_serving(WAIT), self.servers[i].log_tail())
+        self.start_ensemble_of_three()
         self.start(4, [1, 2, 3, 4], joining=True)
         admin = self.admin([1, 2, 3])
         try:
@@ -234,10 +234,7 @@ class Reconfig(unittest.TestCase):
     def test_reconfig_is_refused_without_permission_or_when_disabled(self):
         if harness.target_kind() != "zkraft":
             self.skipTest("zkraft's joining flag")
-        for i in (1, 2, 3):
-            self.start(i, [1, 2, 3])
-        for i in (1, 2, 3):
-            self.assertTrue(self.servers[i].wait_serving(WAIT))
+        self.start_ensemble_of_three()
         c = KazooClient(hosts=self.servers[1].hosts, timeout=10.0)
         c.start(timeout=WAIT)
         from kazoo.exceptions import NoAuthError, BadVersionError
