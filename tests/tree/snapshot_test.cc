@@ -253,8 +253,9 @@ TEST(SnapshotTest, ParentsOutsidePreOrderStillLoadAndRepeatsAreRefused) {
 }
 
 TEST(SnapshotTest, RestoredDigestsMatchForEveryDataLength) {
-  // The load hashes each node in one pass (content and meta chains in lockstep, the data's tail
-  // or the meta's tail alone after); the digests must equal those the tree kept while created.
+  // The load hashes each node in one pass (the path once, then its content and its meta); the
+  // digests must equal those the tree kept while created, whatever the data's length is modulo
+  // the hash's 8-byte words.
   ZnodeTree t;
   int64_t zxid = 1;
   std::vector<WatchTrigger> out;
@@ -277,6 +278,34 @@ TEST(SnapshotTest, RestoredDigestsMatchForEveryDataLength) {
   bytes[at + 299] ^= 1;
   ASSERT_TRUE(restore(v, bytes));
   EXPECT_NE(v.rolling_digest(), t.rolling_digest());
+}
+
+TEST(SnapshotTest, DigestSeesEveryByteOfPathAndDataAndTrailingZeros) {
+  // The node hash reads 8-byte words and zero-pads the last one; each byte run is preceded by
+  // its length, so data that differs only by trailing zero bytes must still hash apart, as must a
+  // one-byte change at every position of a word.
+  auto digest_of = [](const std::string& path, const std::string& data) {
+    ZnodeTree t;
+    EXPECT_EQ(create(t, 1, path, data), err::kOk);
+    return t.rolling_digest();
+  };
+  const std::string data = "0123456789abcdefghijk";  // two whole words and a 5-byte tail
+  const uint64_t base = digest_of("/node-17", data);
+  EXPECT_EQ(base, digest_of("/node-17", data));
+  EXPECT_NE(base, digest_of("/node-17", data + std::string(1, '\0')));
+  EXPECT_NE(base, digest_of("/node-17", data + std::string(3, '\0')));
+  EXPECT_NE(digest_of("/z", ""), digest_of("/z", std::string(8, '\0')));
+  for (size_t i = 0; i < data.size(); ++i) {
+    std::string d = data;
+    d[i] ^= 0x01;
+    EXPECT_NE(base, digest_of("/node-17", d)) << "data byte " << i;
+  }
+  const std::string path = "/node-17";
+  for (size_t i = 1; i < path.size(); ++i) {
+    std::string q = path;
+    q[i] = q[i] == 'x' ? 'y' : 'x';
+    EXPECT_NE(base, digest_of(q, data)) << "path byte " << i;
+  }
 }
 
 // ---- deterministic random operations: a tree restored from a mid-way snapshot must end up
