@@ -51,7 +51,7 @@ void GroupCommitLog::stop() {
   stopped_ = true;
 }
 
-void GroupCommitLog::store_snapshot_beside(SnapshotMeta meta, std::shared_ptr<const std::string> data,
+void GroupCommitLog::store_snapshot_beside(SnapshotMeta meta, SnapshotBytes data,
                                            SnapshotDone done) {
   std::lock_guard lock(mu_);
   if (stopping_) return;
@@ -76,7 +76,7 @@ void GroupCommitLog::snapshot_loop() {
       snapshot_jobs_.pop_front();
     }
     auto prepared = std::make_shared<LogStorage::PreparedSnapshot>();
-    Status st = storage_->write_snapshot_data(job.meta, *job.data, prepared.get(), &abandon_snapshots_);
+    Status st = storage_->write_snapshot_data(job.meta, job.data->bytes(), prepared.get(), &abandon_snapshots_);
     if (!st.is_ok()) {
       if (st.code() != Status::Code::kClosed && job.done) job.done(*storage_, std::move(st));
       continue;

@@ -121,7 +121,7 @@ class GroupCommitLog {
   // thread if writing the data failed. Dropped, done and all, once stop() began (a file left
   // unpublished is removed by the next open()).
   using SnapshotDone = std::function<void(LogStorage&, Status)>;
-  void store_snapshot_beside(SnapshotMeta meta, std::shared_ptr<const std::string> data, SnapshotDone done);
+  void store_snapshot_beside(SnapshotMeta meta, SnapshotBytes data, SnapshotDone done);
 
   LogStorage& storage() { return *storage_; }
   const LogStorage& storage() const { return *storage_; }
@@ -154,7 +154,7 @@ class GroupCommitLog {
   // The snapshot thread's queue (under mu_); it starts with the first snapshot.
   struct SnapshotJob {
     SnapshotMeta meta;
-    std::shared_ptr<const std::string> data;
+    SnapshotBytes data;
     SnapshotDone done;
   };
   std::deque<SnapshotJob> snapshot_jobs_;

@@ -118,16 +118,18 @@ class LogStorage {
   // fails.
   Status load_snapshot(SnapshotMeta* meta, std::string* data) const;
 
-  // The stored snapshot's file mapped read-only, to restore from at start-up without copying
+  // The stored snapshot's file mapped read-only: to restore from at start-up without copying
   // 170 MB into the heap (the copy, the zeroed pages and their faults were ~0.3 s of a 2.5 s
-  // restart); unmapped when it goes away.
-  class MappedSnapshot {
+  // restart), and to stream it to a follower or restore from a leader's snapshot without ever
+  // holding it in the heap. Unmapped when it goes away; a newer snapshot's publish removes the
+  // file's name, not the mapped bytes.
+  class MappedSnapshot final : public SnapshotData {
    public:
     MappedSnapshot() = default;
-    ~MappedSnapshot();
+    ~MappedSnapshot() override;
     MappedSnapshot(const MappedSnapshot&) = delete;
     MappedSnapshot& operator=(const MappedSnapshot&) = delete;
-    std::string_view bytes() const { return {static_cast<const char*>(addr_), size_}; }
+    std::string_view bytes() const override { return {static_cast<const char*>(addr_), size_}; }
 
    private:
     friend class LogStorage;
@@ -135,8 +137,12 @@ class LogStorage {
     size_t size_ = 0;
   };
   // As load_snapshot, checksum included, into a mapping. kUnavailable also when the stored data
-  // is not a file (the chunk layout: use load_snapshot). Before start only (no concurrent publish).
-  Status map_snapshot(SnapshotMeta* meta, MappedSnapshot* out) const;
+  // is not a file (the chunk layout: use load_snapshot). Any thread. kResident maps every page at
+  // once (a restore that reads it all now); kOnDemand lets the pages go again after the
+  // checksum pass, to be faulted back in from the page cache as they are read (a follower sent
+  // it a chunk at a time), so the process holds only what it is reading.
+  enum class Mapping : uint8_t { kResident, kOnDemand };
+  Status map_snapshot(SnapshotMeta* meta, MappedSnapshot* out, Mapping how = Mapping::kResident) const;
 
   // Drops entries <= through. Precondition: a stored snapshot covers `through`
   // (through <= snapshot index) and through <= last_index(). Not synced (losing a compaction in a

@@ -253,16 +253,19 @@ LogStorage::MappedSnapshot::~MappedSnapshot() {
   if (addr_ != nullptr) ::munmap(addr_, size_);
 }
 
-Status LogStorage::map_snapshot(SnapshotMeta* meta, MappedSnapshot* out) const {
+Status LogStorage::map_snapshot(SnapshotMeta* meta, MappedSnapshot* out, Mapping how) const {
   std::optional<SnapshotRecord> rec;
+  std::string path;
+  int fd = -1;
   {
+    // Opening the file under the lock pins this record's data, as in load_snapshot.
     std::shared_lock lock(meta_mu_);
     rec = snapshot_;
+    if (!rec) return Status::unavailable("no snapshot stored");
+    if (!rec->in_file) return Status::unavailable("the stored snapshot is in chunks, not a file");
+    path = snapshot_path(rec->generation);
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   }
-  if (!rec) return Status::unavailable("no snapshot stored");
-  if (!rec->in_file) return Status::unavailable("the stored snapshot is in chunks, not a file");
-  const std::string path = snapshot_path(rec->generation);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::io_error("opening the snapshot's data " + path + ": " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -279,7 +282,8 @@ Status LogStorage::map_snapshot(SnapshotMeta* meta, MappedSnapshot* out) const {
   void* addr = nullptr;
   if (rec->data_size > 0) {
     // MAP_POPULATE maps the (cached) pages in one go instead of one fault per page.
-    addr = ::mmap(nullptr, rec->data_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    const int populate = how == Mapping::kResident ? MAP_POPULATE : 0;
+    addr = ::mmap(nullptr, rec->data_size, PROT_READ, MAP_PRIVATE | populate, fd, 0);
     if (addr == MAP_FAILED) {
       const int err = errno;
       ::close(fd);
@@ -296,6 +300,9 @@ Status LogStorage::map_snapshot(SnapshotMeta* meta, MappedSnapshot* out) const {
     return Status::corruption("snapshot at index " + std::to_string(rec->meta.index) + " in " + dir_ +
                               " fails its checksum");
   }
+  // Clean pages of a file: dropping them from this mapping frees nothing the page cache needs,
+  // and a read faults them back in.
+  if (how == Mapping::kOnDemand && addr != nullptr) ::madvise(addr, rec->data_size, MADV_DONTNEED);
   *meta = rec->meta;
   std::swap(out->addr_, mapped.addr_);
   std::swap(out->size_, mapped.size_);

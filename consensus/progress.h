@@ -47,9 +47,14 @@ struct Progress {
   bool recent_active = false; // heard from since the last CheckQuorum round
   bool learner = false;
   Inflights inflights;
-  // kSnapshot: which snapshot is being streamed and how many bytes the follower confirmed.
+  // kSnapshot: which snapshot is being streamed, how many bytes the follower confirmed, how many
+  // were sent (up to a window ahead of the confirmed ones) and whether the last chunk was among
+  // them, and what was confirmed at the last heartbeat answer (no progress since: resend).
   Index pending_snapshot = 0;
   uint64_t snapshot_acked_offset = 0;
+  uint64_t snapshot_sent_offset = 0;
+  bool snapshot_last_sent = false;
+  uint64_t snapshot_acked_at_heartbeat = UINT64_MAX;
 
   explicit Progress(size_t max_inflight = 256) : inflights(max_inflight) {}
 
@@ -80,6 +85,9 @@ struct Progress {
     state = ProgressState::kSnapshot;
     pending_snapshot = snapshot_index;
     snapshot_acked_offset = 0;
+    snapshot_sent_offset = 0;
+    snapshot_last_sent = false;
+    snapshot_acked_at_heartbeat = UINT64_MAX;
     probe_sent = false;
     inflights.reset();
   }

@@ -54,8 +54,10 @@ class RaftApplication {
   virtual void request_snapshot_file(Index index, const SnapshotFileTarget& target, SnapshotReply reply,
                                      SnapshotFileReply file_reply);
   // Replace the whole state with a snapshot (at start-up, or when the leader sends one). Entries
-  // after meta.index follow through apply().
-  virtual void restore_snapshot(const SnapshotMeta& meta, std::string_view data) = 0;
+  // after meta.index follow through apply(). The bytes are shared, usually a mapping of the
+  // stored file (types.h): the application may keep them for as long as its restore takes, on
+  // another thread too, and should not copy them (they can be the size of the whole state).
+  virtual void restore_snapshot(const SnapshotMeta& meta, SnapshotBytes data) = 0;
   // Membership as of the last applied entry: after a committed conf change was applied, and
   // after a snapshot was restored.
   virtual void on_membership(const Membership& m) { (void)m; }

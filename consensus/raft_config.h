@@ -29,18 +29,19 @@ struct RaftConfig {
   size_t max_inflight_msgs = 256;         // pipelined appends per follower
   size_t max_msg_bytes = 1024 * 1024;     // entries payload per append message
   size_t max_snapshot_chunk_bytes = 1024 * 1024;
+  size_t max_snapshot_inflight_chunks = 4;  // snapshot chunks sent ahead of the follower's answers
 };
 
 // What storage recovered at start-up.
 struct RecoveredState {
   HardState hard_state;
   SnapshotMeta snapshot;       // index 0: no snapshot
-  std::string snapshot_data;   // kept to send to followers that need it
-  // Set instead of snapshot_data by a storage that maps its snapshot file (RaftNode): the bytes,
-  // valid only until the driver's constructor has returned. The application restores from them
-  // and nothing keeps them: the core starts without the bytes (as after drop_snapshot_bytes) and
-  // has them read back from storage when a follower needs them.
-  std::optional<std::string_view> snapshot_mapped;
+  // The snapshot's bytes (RaftNode maps its file), which the application restores from.
+  SnapshotBytes snapshot_bytes;
+  // Whether the core keeps them to send to followers that need them. If not (a mapping), it
+  // starts without them, as after drop_snapshot_bytes, and has them read back from storage
+  // when a follower needs them.
+  bool keep_snapshot_bytes = false;
   std::vector<Entry> entries;  // every stored entry after snapshot.index, in order
   Index applied = 0;           // state machine's applied index (at least snapshot.index)
 };

@@ -58,12 +58,8 @@ RaftCore::RaftCore(const RaftConfig& config, RecoveredState rec, RandomSource ra
   applied_ = std::max(rec.applied, rec.snapshot.index);
   applied_ = std::min(applied_, commit_);
   snapshot_meta_ = rec.snapshot;
-  if (rec.snapshot_mapped) {
-    snapshot_size_ = rec.snapshot_mapped->size();  // on disk only
-  } else {
-    snapshot_data_ = std::make_shared<const std::string>(std::move(rec.snapshot_data));
-    snapshot_size_ = snapshot_data_->size();
-  }
+  snapshot_size_ = rec.snapshot_bytes ? rec.snapshot_bytes->size() : 0;
+  if (rec.keep_snapshot_bytes) snapshot_data_ = std::move(rec.snapshot_bytes);  // else on disk only
   base_membership_ = rec.snapshot.index > 0 ? rec.snapshot.membership : cfg_.initial_membership;
   refresh_membership();
   prev_hard_state_ = hard_state();
@@ -481,7 +477,7 @@ void RaftCore::send(Message m) {
 bool RaftCore::has_ready() const {
   if (ready_outstanding_) return false;
   return append_pending_ || !msgs_now_.empty() || !msgs_after_persist_.empty() || !(hard_state() == prev_hard_state_) ||
-         log_.last_index() > log_.stable_index() || pending_snapshot_.has_value() ||
+         log_.last_index() > log_.stable_index() || pending_snapshot_.has_value() || !incoming_chunks_.empty() ||
          commit_ > applied_ || !read_states_.empty();
 }
 
@@ -509,9 +505,11 @@ Ready RaftCore::ready() {
   Index apply_from = applied_ + 1;
   if (pending_snapshot_) {
     rd.snapshot = *pending_snapshot_;
-    rd.snapshot_data = pending_snapshot_data_;
+    rd.snapshot_size = pending_snapshot_size_;
     apply_from = std::max(apply_from, pending_snapshot_->index + 1);
   }
+  rd.snapshot_chunks = std::move(incoming_chunks_);
+  incoming_chunks_.clear();
   rd.entries = log_.unstable_entries();
   rd.sync = rd.sync || rd.snapshot.has_value() || !rd.entries.empty();
   rd.persisted_index = log_.last_index();
@@ -534,14 +532,15 @@ void RaftCore::advance(const Ready& rd) {
   ZKRAFT_INVARIANT(rd.applied_index <= commit_, "only committed entries are applied");
   ready_outstanding_ = false;
   if (rd.snapshot) {
+    // Stored, and so on disk only, as after drop_snapshot_bytes: sending it to a follower reads
+    // it back.
     snapshot_meta_ = *rd.snapshot;
-    ZKRAFT_INVARIANT(rd.snapshot_data != nullptr, "an installed snapshot has bytes");
-    snapshot_data_ = rd.snapshot_data;
-    snapshot_size_ = snapshot_data_->size();
+    snapshot_data_.reset();
+    snapshot_size_ = rd.snapshot_size;
     snapshot_bytes_wanted_ = false;
     if (pending_snapshot_ && pending_snapshot_->index == rd.snapshot->index) {
       pending_snapshot_.reset();
-      pending_snapshot_data_.reset();
+      pending_snapshot_size_ = 0;
       snapshot_unpersisted_ = false;
     }
   }

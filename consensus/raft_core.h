@@ -161,7 +161,9 @@ class RaftCore {
 
   // leader replication
   bool send_append(NodeId to, bool send_if_empty = true);
-  void send_snapshot_chunk(NodeId to);
+  // Sends chunks of the snapshot up to the window (RaftConfig::max_snapshot_inflight_chunks)
+  // ahead of what the follower confirmed; `resend`: starting again from what it confirmed.
+  void send_snapshot_chunks(NodeId to, bool resend);
   void broadcast_append();
   void broadcast_heartbeat(uint64_t context);
   bool maybe_commit();
@@ -228,11 +230,13 @@ class RaftCore {
   bool snapshot_bytes_wanted_ = false;
   // A snapshot received from the leader, to be handed out in the next Ready.
   std::optional<SnapshotMeta> pending_snapshot_;
-  SnapshotBytes pending_snapshot_data_;
+  uint64_t pending_snapshot_size_ = 0;
   bool snapshot_unpersisted_ = false;
-  // Chunks of an incoming snapshot being reassembled.
+  // The transfer of a leader's snapshot in progress, and how many of its bytes arrived; the
+  // bytes themselves only pass through, as chunks for the next Ready to store.
   std::optional<SnapshotMeta> incoming_snapshot_;
-  std::string incoming_snapshot_data_;
+  uint64_t incoming_snapshot_size_ = 0;
+  std::vector<SnapshotChunk> incoming_chunks_;
 
   bool append_pending_ = false;  // proposals appended since the last Ready, not yet sent
   std::vector<Message> msgs_now_;

@@ -73,63 +73,79 @@ void RaftCore::handle_heartbeat(const Message& m) {
 
 void RaftCore::handle_snapshot_chunk(const Message& m) {
   const SnapshotMeta& meta = m.snapshot;
-  auto ack_commit = [&] {
+  auto ack_append = [&](Index index) {
     Message r;
     r.type = MessageType::kAppendResponse;
     r.to = m.from;
-    r.index = commit_;
+    r.index = index;
     send(std::move(r));
+  };
+  // Chunks already handed out stay with the storage, and those not yet handed out go with the
+  // next Ready all the same: the storage always sees each transfer from offset 0 on, in order,
+  // and a new transfer's offset 0 simply replaces an unfinished one.
+  auto drop_transfer = [&] {
+    incoming_snapshot_.reset();
+    incoming_snapshot_size_ = 0;
   };
   if (meta.index <= commit_) {
     // Already have all of it.
-    incoming_snapshot_.reset();
-    incoming_snapshot_data_.clear();
-    ack_commit();
+    drop_transfer();
+    ack_append(commit_);
+    return;
+  }
+  // A received snapshot is still to be stored: the storage must have it before the first chunk
+  // of another. The leader sends the chunk again (on the next heartbeat response).
+  if (pending_snapshot_) return;
+  if (log_.match_term(meta.index, meta.term)) {
+    // Our log holds the snapshot's last entry, which the leader committed: no need for the
+    // snapshot's bytes (Log Matching), only for the commit index.
+    drop_transfer();
+    commit_to(meta.index);
+    ack_append(log_.last_index());
     return;
   }
   // Offset 0 starts a new transfer, unless it is a repeat of the one in progress (a duplicate or
   // a resend): then the mismatch answer below tells the leader where to continue.
   if (m.snapshot_offset == 0 && !(incoming_snapshot_ && *incoming_snapshot_ == meta)) {
     incoming_snapshot_ = meta;
-    incoming_snapshot_data_.clear();
+    incoming_snapshot_size_ = 0;
   }
   Message r;
   r.type = MessageType::kSnapshotResponse;
   r.to = m.from;
-  if (!incoming_snapshot_ || !(*incoming_snapshot_ == meta) ||
-      m.snapshot_offset != incoming_snapshot_data_.size()) {
+  if (!incoming_snapshot_ || !(*incoming_snapshot_ == meta) || m.snapshot_offset != incoming_snapshot_size_) {
     // Out of order or a different snapshot: ask for what we need next.
-    r.index = incoming_snapshot_ && *incoming_snapshot_ == meta ? incoming_snapshot_data_.size() : 0;
+    r.index = incoming_snapshot_ && *incoming_snapshot_ == meta ? incoming_snapshot_size_ : 0;
     send(std::move(r));
     return;
   }
-  incoming_snapshot_data_ += m.snapshot_chunk;
+  // The bytes go to storage with the next Ready, never gathered here: the acknowledgement
+  // below leaves after that Ready's writes, so at most a chunk or two are ever in memory.
+  SnapshotChunk chunk;
+  chunk.meta = meta;
+  chunk.offset = m.snapshot_offset;
+  chunk.bytes = m.snapshot_chunk;
+  chunk.last = m.snapshot_done;
+  incoming_snapshot_size_ += chunk.bytes.size();
+  incoming_chunks_.push_back(std::move(chunk));
   if (!m.snapshot_done) {
-    r.index = incoming_snapshot_data_.size();
+    r.index = incoming_snapshot_size_;
     send(std::move(r));
     return;
   }
-  // Complete. If our log already contains the snapshot's last entry, keep the log and just
-  // move commit; otherwise the snapshot replaces the whole log.
-  if (log_.match_term(meta.index, meta.term)) {
-    commit_to(meta.index);
-  } else {
-    ZKRAFT_INVARIANT(meta.index > commit_, "commit never goes back");
-    log_.restore(meta.index, meta.term);
-    commit_ = meta.index;
-    base_membership_ = meta.membership;
-    refresh_membership();
-    pending_snapshot_ = meta;
-    pending_snapshot_data_ = std::make_shared<const std::string>(std::move(incoming_snapshot_data_));
-    snapshot_unpersisted_ = true;
-  }
+  // Complete: the snapshot replaces the whole log (a log that holds the snapshot's last entry
+  // was answered above, this chunk included).
   incoming_snapshot_.reset();
-  incoming_snapshot_data_.clear();
-  Message done;
-  done.type = MessageType::kAppendResponse;
-  done.to = m.from;
-  done.index = log_.last_index();
-  send(std::move(done));
+  ZKRAFT_INVARIANT(meta.index > commit_, "commit never goes back");
+  log_.restore(meta.index, meta.term);
+  commit_ = meta.index;
+  base_membership_ = meta.membership;
+  refresh_membership();
+  pending_snapshot_ = meta;
+  pending_snapshot_size_ = incoming_snapshot_size_;
+  snapshot_unpersisted_ = true;
+  incoming_snapshot_size_ = 0;
+  ack_append(log_.last_index());
 }
 
 }  // namespace zkraft::consensus

@@ -31,9 +31,15 @@ void RaftCore::step_leader(const Message& m) {
     case MessageType::kSnapshotResponse:
       pr.recent_active = true;
       if (pr.state == ProgressState::kSnapshot && pr.pending_snapshot == snapshot_meta_.index) {
-        // The follower's latest answer is the truth about what it holds (it may have restarted).
+        // The follower's latest answer is the truth about what it holds: if it went back (the
+        // follower restarted), so does the sending.
+        const bool went_back = m.index < pr.snapshot_acked_offset;
         pr.snapshot_acked_offset = m.index;
-        if (m.index < snapshot_size_) send_snapshot_chunk(m.from);
+        if (went_back || pr.snapshot_sent_offset < m.index) {
+          pr.snapshot_sent_offset = m.index;
+          pr.snapshot_last_sent = false;
+        }
+        if (m.index < snapshot_size_) send_snapshot_chunks(m.from, /*resend=*/false);
       }
       break;
     default:
@@ -100,10 +106,16 @@ void RaftCore::handle_heartbeat_response(const Message& m) {
   // An append may have been lost: make room so that one more can go out.
   if (pr.state == ProgressState::kReplicate && pr.inflights.full()) pr.inflights.free_first();
   if (pr.state == ProgressState::kSnapshot) {
-    // Resend the chunk the follower is waiting for, in case it was lost; if a newer snapshot
-    // replaced the one being streamed, start over with it.
-    if (pr.pending_snapshot != snapshot_meta_.index) pr.become_snapshot(snapshot_meta_.index);
-    send_snapshot_chunk(m.from);
+    // If a newer snapshot replaced the one being streamed, start over with it. If the follower
+    // confirmed nothing more since the last heartbeat, a chunk (or its answer) may be lost:
+    // send again from what it confirmed.
+    if (pr.pending_snapshot != snapshot_meta_.index) {
+      pr.become_snapshot(snapshot_meta_.index);
+      send_snapshot_chunks(m.from, /*resend=*/false);
+    } else if (pr.snapshot_acked_offset == pr.snapshot_acked_at_heartbeat) {
+      send_snapshot_chunks(m.from, /*resend=*/true);
+    }
+    pr.snapshot_acked_at_heartbeat = pr.snapshot_acked_offset;
   } else if (pr.match < log_.last_index()) {
     send_append(m.from);
   }
@@ -201,7 +213,7 @@ bool RaftCore::send_append(NodeId to, bool send_if_empty) {
     // The follower needs entries we compacted: stream our snapshot instead.
     if (snapshot_meta_.index == 0 || snapshot_meta_.index < log_.offset()) return false;
     pr.become_snapshot(snapshot_meta_.index);
-    send_snapshot_chunk(to);
+    send_snapshot_chunks(to, /*resend=*/false);
     return true;
   }
   std::vector<Entry> entries;
@@ -229,25 +241,38 @@ bool RaftCore::send_append(NodeId to, bool send_if_empty) {
   return true;
 }
 
-void RaftCore::send_snapshot_chunk(NodeId to) {
+void RaftCore::send_snapshot_chunks(NodeId to, bool resend) {
   Progress& pr = progress_.at(to);
   if (!snapshot_data_) {  // on disk only: the driver loads it, then snapshot_bytes_loaded resends
     snapshot_bytes_wanted_ = true;
     return;
   }
-  const std::string& data = *snapshot_data_;
-  const uint64_t offset = std::min<uint64_t>(pr.snapshot_acked_offset, data.size());
-  const size_t len = std::min<size_t>(cfg_.max_snapshot_chunk_bytes, data.size() - offset);
-  Message m;
-  m.type = MessageType::kSnapshot;
-  m.to = to;
-  m.index = snapshot_meta_.index;
-  m.commit = commit_;
-  m.snapshot = snapshot_meta_;
-  m.snapshot_offset = offset;
-  m.snapshot_chunk = data.substr(offset, len);
-  m.snapshot_done = offset + len == data.size();
-  send(std::move(m));
+  const std::string_view data = snapshot_data_->bytes();
+  if (resend) {
+    pr.snapshot_sent_offset = pr.snapshot_acked_offset;
+    pr.snapshot_last_sent = false;
+  }
+  // Up to a window of chunks ahead of what the follower confirmed: each chunk waits for the
+  // follower's disk before its answer, and one at a time the transfer would pay that wait per
+  // chunk. The window also bounds what a follower holds before its storage has it.
+  const uint64_t window = cfg_.max_snapshot_chunk_bytes * std::max<size_t>(cfg_.max_snapshot_inflight_chunks, 1);
+  while (!pr.snapshot_last_sent && pr.snapshot_sent_offset - std::min(pr.snapshot_acked_offset,
+                                                                      pr.snapshot_sent_offset) < window) {
+    const uint64_t offset = std::min<uint64_t>(pr.snapshot_sent_offset, data.size());
+    const size_t len = std::min<size_t>(cfg_.max_snapshot_chunk_bytes, data.size() - offset);
+    Message m;
+    m.type = MessageType::kSnapshot;
+    m.to = to;
+    m.index = snapshot_meta_.index;
+    m.commit = commit_;
+    m.snapshot = snapshot_meta_;
+    m.snapshot_offset = offset;
+    m.snapshot_chunk = std::string(data.substr(offset, len));
+    m.snapshot_done = offset + len == data.size();
+    pr.snapshot_sent_offset = offset + len;
+    pr.snapshot_last_sent = m.snapshot_done;
+    send(std::move(m));
+  }
 }
 
 void RaftCore::broadcast_append() {

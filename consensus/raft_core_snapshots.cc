@@ -13,7 +13,7 @@ namespace zkraft::consensus {
 // ---------------------------------------------------------------- snapshots / compaction
 
 SnapshotMeta RaftCore::snapshot_taken(Index index, std::string data) {
-  return snapshot_taken(index, std::make_shared<const std::string>(std::move(data)));
+  return snapshot_taken(index, snapshot_in_memory(std::move(data)));
 }
 
 SnapshotMeta RaftCore::snapshot_taken(Index index, SnapshotBytes data) {
@@ -63,7 +63,7 @@ void RaftCore::snapshot_bytes_loaded(const SnapshotMeta& meta, SnapshotBytes dat
   if (role_ != Role::kLeader) return;
   for (auto& [id, pr] : progress_) {
     if (id != id_ && pr.state == ProgressState::kSnapshot && pr.pending_snapshot == snapshot_meta_.index) {
-      send_snapshot_chunk(id);
+      send_snapshot_chunks(id, /*resend=*/true);
     }
   }
 }

@@ -42,7 +42,8 @@ RaftDriver::RaftDriver(const RaftConfig& config, RecoveredState rec, RandomSourc
   rec.applied = rec.snapshot.index;
   if (rec.snapshot.index > 0) {
     applied_membership_ = rec.snapshot.membership;
-    app_.restore_snapshot(rec.snapshot, rec.snapshot_mapped ? *rec.snapshot_mapped : rec.snapshot_data);
+    if (!rec.snapshot_bytes) rec.snapshot_bytes = snapshot_in_memory({});
+    app_.restore_snapshot(rec.snapshot, rec.snapshot_bytes);
     app_.on_membership(applied_membership_);
   } else {
     applied_membership_ = config.initial_membership;
@@ -164,17 +165,27 @@ void RaftDriver::pump() {
     if (observer_) observer_->on_ready(*rd);
     for (const Message& m : rd->messages_now) io_.transport.send(m);
 
-    if (rd->must_sync()) {
+    // Chunks of a leader's snapshot need no fsync, but their acknowledgements wait for them
+    // (messages_after_persist), so the leader sends the next chunk only once this one is written.
+    if (rd->must_sync() || !rd->snapshot_chunks.empty()) {
+      for (SnapshotChunk& chunk : rd->snapshot_chunks) {
+        io_.storage.store_snapshot_chunk(std::move(chunk),
+                                         fatal_on_error("writing a chunk of the leader's snapshot failed"));
+      }
       if (rd->snapshot) {
         // A snapshot from the leader: stored first (the storage discards a log it does not
-        // match), then the entries and hard state after it. Storage completes in order, so a
-        // failure here is seen before the write's completion.
-        io_.storage.store_snapshot(*rd->snapshot, rd->snapshot_data,
-                                   fatal_on_error("storing the leader's snapshot failed"));
+        // match), then read back to restore from (mapped: its bytes never fill the heap), then
+        // the entries and hard state after it. Storage completes in order, so a failure here,
+        // and the bytes, are seen before the write's completion.
+        io_.storage.store_snapshot(*rd->snapshot, fatal_on_error("storing the leader's snapshot failed"));
+        io_.storage.load_snapshot([mb = mailbox_, this, want = *rd->snapshot](Status s, SnapshotMeta meta,
+                                                                              SnapshotBytes data) {
+          Mailbox::post(mb, [this, want, s, meta, data] { received_snapshot_loaded(want, s, meta, data); });
+        });
       }
       const Index first_unwritten =
           rd->entries.empty() ? std::numeric_limits<Index>::max() : rd->entries.front().index;
-      io_.storage.write(std::move(rd->entries), rd->hard_state, /*need_sync=*/true,
+      io_.storage.write(std::move(rd->entries), rd->hard_state, /*need_sync=*/rd->must_sync(),
                         [mb = mailbox_, this, rd](Status s) {
                           Mailbox::post(mb, [this, rd, s = std::move(s)] { persisted(rd, s); });
                         });
@@ -206,7 +217,14 @@ void RaftDriver::finish_ready(const Ready& rd) {
   for (const Message& m : rd.messages_after_persist) io_.transport.send(m);
   if (rd.snapshot) {
     const SnapshotMeta& meta = *rd.snapshot;
-    app_.restore_snapshot(meta, *rd.snapshot_data);
+    if (!received_snapshot_) {  // its load failed (and stopped the driver) or never ran
+      fail("the leader's snapshot at index " + std::to_string(meta.index) + " was not read back after storing it");
+      return;
+    }
+    // The application may keep the mapping while it restores; from then on the bytes are on
+    // disk only.
+    app_.restore_snapshot(meta, std::move(received_snapshot_));
+    received_snapshot_.reset();
     if (stopped_) return;
     applied_ = std::max(applied_, meta.index);
     last_snapshot_index_ = std::max(last_snapshot_index_, meta.index);
@@ -215,7 +233,7 @@ void RaftDriver::finish_ready(const Ready& rd) {
     applied_membership_ = meta.membership;
     app_.on_membership(applied_membership_);
     if (stopped_) return;
-    if (observer_) observer_->on_snapshot_restored(meta, rd.snapshot_data->size());
+    if (observer_) observer_->on_snapshot_restored(meta, rd.snapshot_size);
   }
   apply_entries(rd.committed_entries);
   if (stopped_) return;
@@ -298,7 +316,7 @@ void RaftDriver::request_snapshot(uint64_t keep_tail) {
   applied_bytes_since_snapshot_ = 0;
   SnapshotReply reply = [mb = mailbox_, this, keep_tail](Index at, std::string data) {
     // Shared, not copied: the bytes can be the whole state machine.
-    auto bytes = std::make_shared<const std::string>(std::move(data));
+    SnapshotBytes bytes = snapshot_in_memory(std::move(data));
     Mailbox::post(mb, [this, at, bytes, keep_tail] { snapshot_answered(at, bytes, keep_tail); });
   };
   std::optional<SnapshotFileTarget> target = io_.storage.own_snapshot_file();
@@ -409,6 +427,20 @@ void RaftDriver::manage_snapshot_bytes() {
   io_.storage.load_snapshot([mb = mailbox_, this](Status s, SnapshotMeta meta, SnapshotBytes data) {
     Mailbox::post(mb, [this, s, meta, data] { snapshot_loaded(s, meta, data); });
   });
+}
+
+void RaftDriver::received_snapshot_loaded(const SnapshotMeta& want, const Status& s, const SnapshotMeta& meta,
+                                          SnapshotBytes data) {
+  if (stopped_) return;
+  if (!s.is_ok()) {
+    fail("reading the leader's snapshot back after storing it failed: " + s.to_string());
+    return;
+  }
+  if (!(meta == want) || !data) {
+    fail("the snapshot stored is not the leader's at index " + std::to_string(want.index));
+    return;
+  }
+  received_snapshot_ = std::move(data);
 }
 
 void RaftDriver::snapshot_loaded(const Status& s, const SnapshotMeta& meta, SnapshotBytes data) {

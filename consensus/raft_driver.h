@@ -179,6 +179,9 @@ class RaftDriver {
   // Keeps the core's snapshot bytes in memory only while a follower is being sent them.
   void manage_snapshot_bytes();
   void snapshot_loaded(const Status& s, const SnapshotMeta& meta, SnapshotBytes data);
+  // The leader's snapshot of the Ready in flight, read back after storing it (`want`).
+  void received_snapshot_loaded(const SnapshotMeta& want, const Status& s, const SnapshotMeta& meta,
+                                SnapshotBytes data);
   void notify_leader_change();
   void fail(const std::string& what);
 
@@ -200,6 +203,9 @@ class RaftDriver {
   uint64_t applied_bytes_since_snapshot_ = 0;
   Index stored_snapshot_index_ = 0;  // the newest snapshot known to be on disk
   bool snapshot_load_in_flight_ = false;
+  // The leader's snapshot the Ready in flight installs, as read back from storage; set before
+  // that Ready's write completes (storage completes in order), reset once restored.
+  SnapshotBytes received_snapshot_;
   Membership applied_membership_;
   NodeId notified_leader_ = 0;
   Term notified_term_ = 0;

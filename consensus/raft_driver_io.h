@@ -37,10 +37,15 @@ class RaftDriverStorage {
   virtual void write(std::vector<Entry> entries, std::optional<HardState> hard_state, bool need_sync,
                      Done done) = 0;
 
-  // Stores a snapshot from the leader durably, in order with the other operations. If the log
-  // holds meta.index with meta.term it is kept, otherwise it is discarded.
+  // Writes one chunk of a leader's snapshot (Ready::snapshot_chunks, types.h's SnapshotChunk
+  // for the order they come in), in order with the other operations; no fsync needed. A chunk
+  // that does not continue the chunks written before is kInvalidArgument.
+  virtual void store_snapshot_chunk(SnapshotChunk chunk, Done done) = 0;
+  // Stores durably, in order with the other operations, the leader's snapshot whose chunks (its
+  // last one included) were written: it becomes the stored snapshot, as load_snapshot reads it.
+  // If the log holds meta.index with meta.term it is kept, otherwise it is discarded.
   // kSnapshotOutOfDate: a newer snapshot is stored already; nothing was changed.
-  virtual void store_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Done done) = 0;
+  virtual void store_snapshot(const SnapshotMeta& meta, Done done) = 0;
 
   // Stores the application's own snapshot of entries already in the log, as store_snapshot
   // does, and then, if compact_through > 0, drops stored entries <= min(compact_through,
@@ -68,8 +73,9 @@ class RaftDriverStorage {
   // removed, best effort. Any thread.
   virtual void discard_own_snapshot_file(const SnapshotFileWritten& file) { (void)file; }
 
-  // Reads the stored snapshot back (the driver drops its bytes from memory once stored and asks
-  // for them only to stream them to a follower). kUnavailable: none stored.
+  // Reads the stored snapshot back, in order with the other operations (the driver drops its
+  // bytes from memory once stored and asks for them to stream them to a follower, or to restore
+  // from a leader's snapshot it stored). kUnavailable: none stored.
   using Loaded = std::function<void(Status, SnapshotMeta, SnapshotBytes)>;
   virtual void load_snapshot(Loaded done) = 0;
 };

@@ -9,6 +9,7 @@
 #include "consensus/log_storage.h"
 #include "consensus/messages.h"
 #include "consensus/raft_node_bootstrap.h"
+#include "consensus/received_snapshot.h"
 
 namespace zkraft::consensus {
 
@@ -55,11 +56,21 @@ class RaftNode::Wiring final : public RaftDriverStorage,
     node_.log_->submit(std::move(entries), hs, std::move(done), need_sync);
   }
 
-  void store_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Done done) override {
+  void store_snapshot_chunk(SnapshotChunk chunk, Done done) override {
+    // A run() task: in order with the writes, and the file the chunks go to is the storage
+    // thread's alone.
+    node_.log_->run([this, chunk = std::move(chunk), done = std::move(done)](LogStorage& s) {
+      if (!received_) received_ = std::make_unique<ReceivedSnapshot>(s);
+      done(received_->write(chunk));
+    });
+  }
+
+  void store_snapshot(const SnapshotMeta& meta, Done done) override {
     // Ordered with submit(): everything submitted before is durable when this runs, and the
     // completion runs before those of later submissions.
-    node_.log_->run([meta, data = std::move(data), done = std::move(done)](LogStorage& s) {
-      Status st = s.save_snapshot(meta, *data);
+    node_.log_->run([this, meta, done = std::move(done)](LogStorage& s) {
+      Status st = received_ ? received_->publish(meta)
+                            : Status::invalid_argument("no chunk of the leader's snapshot was written");
       warn_if_disk_full(meta, st);
       done(std::move(st));
     });
@@ -111,13 +122,24 @@ class RaftNode::Wiring final : public RaftDriverStorage,
   }
 
   void load_snapshot(Loaded done) override {
-    // On the storage thread, in order with the writes: it may hold up fsyncs for as long as the
-    // read takes (~1 s per GB), which happens only when a follower needs the whole snapshot.
+    // On the storage thread, in order with the writes. Mapped on demand: the checksum pass reads
+    // the file once (it may hold up fsyncs for as long as that takes, ~1 s per GB); then only
+    // what is being read is in memory, and it is the page cache's, not the heap's.
     node_.log_->run([done = std::move(done)](LogStorage& s) {
       SnapshotMeta meta;
-      std::string data;
-      Status st = s.load_snapshot(&meta, &data);
-      done(st, meta, std::make_shared<const std::string>(std::move(data)));
+      auto mapped = std::make_shared<LogStorage::MappedSnapshot>();
+      Status st = s.map_snapshot(&meta, mapped.get(), LogStorage::Mapping::kOnDemand);
+      if (st.is_ok()) {
+        done(st, meta, std::move(mapped));
+        return;
+      }
+      if (st.code() != Status::Code::kUnavailable || !s.snapshot_meta()) {
+        done(st, meta, nullptr);
+        return;
+      }
+      std::string data;  // stored in chunks (before snapshot files): read whole
+      st = s.load_snapshot(&meta, &data);
+      done(st, meta, snapshot_in_memory(std::move(data)));
     });
   }
 
@@ -158,6 +180,7 @@ class RaftNode::Wiring final : public RaftDriverStorage,
  private:
   RaftNode& node_;
   NodeId last_leader_ = 0;
+  std::unique_ptr<ReceivedSnapshot> received_;  // storage thread only
 };
 
 RaftNode::RaftNode(asio::io_context& io, RaftNodeOptions options, RaftApplication& app)
@@ -194,13 +217,17 @@ bool RaftNode::open(std::string* error) {
 
   RecoveredState rec;
   rec.hard_state = storage->hard_state();
-  LogStorage::MappedSnapshot mapped;  // lives until the driver has restored from it
   if (storage->snapshot_meta()) {
-    Status s = storage->map_snapshot(&rec.snapshot, &mapped);
+    // Mapped, and unmapped once restored from: the core reads it back if a follower needs it.
+    auto mapped = std::make_shared<LogStorage::MappedSnapshot>();
+    Status s = storage->map_snapshot(&rec.snapshot, mapped.get());
     if (s.is_ok()) {
-      rec.snapshot_mapped = mapped.bytes();
+      rec.snapshot_bytes = std::move(mapped);
     } else if (s.code() == Status::Code::kUnavailable) {  // in chunks (written before files)
-      s = storage->load_snapshot(&rec.snapshot, &rec.snapshot_data);
+      std::string data;
+      s = storage->load_snapshot(&rec.snapshot, &data);
+      rec.snapshot_bytes = snapshot_in_memory(std::move(data));
+      rec.keep_snapshot_bytes = true;
     }
     if (!s.is_ok()) {
       if (error) *error = "loading snapshot from " + options_.dir + ": " + s.to_string();

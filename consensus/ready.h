@@ -3,12 +3,13 @@
 //
 // The caller processes a Ready in this order, then calls RaftCore::advance(ready):
 //   1. send messages_now at once (leader appends/heartbeats: may go out while it persists);
-//   2. persist durably (fsync): snapshot (if any; then discard every stored entry, the log
+//   2. persist: snapshot_chunks in order (no fsync of their own); then durably (fsync) the
+//      snapshot (if any: the chunks received for it; then discard every stored entry, the log
 //      restarts after snapshot->index), then entries (if entries.front().index is <= the last
 //      stored index, first delete every stored entry from that index on: a conflicting suffix is
 //      being replaced), then hard_state (if any) — all in one atomic batch is best;
 //   3. send messages_after_persist (votes, append acknowledgements: they promise durability);
-//   4. if snapshot is set, restore the state machine from snapshot_data; then apply
+//   4. if snapshot is set, restore the state machine from the stored snapshot; then apply
 //      committed_entries in order; hand read_states to whoever waits for them;
 //   5. advance(ready).
 // Only one Ready is outstanding at a time: has_ready() is false until advance() is called.
@@ -31,8 +32,12 @@ struct ReadState {
 
 struct Ready {
   std::optional<HardState> hard_state;     // set when it changed since the last Ready
+  // Chunks of a leader's snapshot as they arrived, for storage to write before anything else of
+  // this Ready; their acknowledgements are among messages_after_persist, so the caller must not
+  // send those before the chunks are written (synced or not), which bounds what is in memory.
+  std::vector<SnapshotChunk> snapshot_chunks;
   std::optional<SnapshotMeta> snapshot;    // a snapshot received from the leader, to install
-  SnapshotBytes snapshot_data;             // set with snapshot
+  uint64_t snapshot_size = 0;              // its bytes, all in snapshot_chunks of this or earlier Readies
   std::vector<Entry> entries;              // to append (see truncation rule above)
   std::vector<Message> messages_now;
   std::vector<Message> messages_after_persist;
@@ -43,7 +48,9 @@ struct Ready {
   // hard_state that only moved commit may be written without waiting for the disk.
   bool must_sync() const { return sync; }
   // Whether there is anything to write at all.
-  bool has_writes() const { return hard_state.has_value() || snapshot.has_value() || !entries.empty(); }
+  bool has_writes() const {
+    return hard_state.has_value() || snapshot.has_value() || !entries.empty() || !snapshot_chunks.empty();
+  }
 
   bool sync = false;
   // Bookkeeping for advance(); not for the caller.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace zkraft::consensus {
@@ -13,10 +14,20 @@ using NodeId = uint64_t;  // 0 means "none"
 using Term = uint64_t;
 using Index = uint64_t;
 
-// A snapshot's bytes, shared and never copied: a 1,000,000-znode tree is ~100 MB, and the core
-// (which sends it to followers), the storage thread (which writes it) and the application (which
-// restores it) each hold it at once. Null when there is none.
-using SnapshotBytes = std::shared_ptr<const std::string>;
+// A snapshot's bytes, read-only and shared, never copied: a 1,000,000-znode tree is ~190 MB, and
+// the core (which sends it to followers), the storage thread (which writes it) and the
+// application (which restores it) may each hold it at once. In memory (snapshot_in_memory), or a
+// stored snapshot file mapped read-only (LogStorage::map_snapshot): then the bytes are the
+// kernel's page cache, which it may drop and read again at any time, and never the heap's.
+class SnapshotData {
+ public:
+  virtual ~SnapshotData() = default;
+  virtual std::string_view bytes() const = 0;
+  size_t size() const { return bytes().size(); }
+};
+// Null when there is none.
+using SnapshotBytes = std::shared_ptr<const SnapshotData>;
+SnapshotBytes snapshot_in_memory(std::string bytes);
 
 // Where the application may write its own snapshot itself, so that the bytes never pass through
 // the driver whole (RaftDriverStorage::own_snapshot_file): a new file at `path`, synced every
@@ -68,6 +79,18 @@ struct SnapshotMeta {
   Term term = 0;    // term of that entry
   Membership membership;
   bool operator==(const SnapshotMeta&) const = default;
+};
+
+// One chunk of a leader's snapshot as a follower received it, for its storage to write in order
+// (Ready::snapshot_chunks): offset 0 starts the snapshot's file (dropping an unfinished one),
+// every later chunk continues it where the one before ended, and `last` ends it. Unsynced until
+// the snapshot is stored (RaftDriverStorage::store_snapshot), which a crash before loses.
+struct SnapshotChunk {
+  SnapshotMeta meta;
+  uint64_t offset = 0;
+  std::string bytes;
+  bool last = false;
+  bool operator==(const SnapshotChunk&) const = default;
 };
 
 }  // namespace zkraft::consensus

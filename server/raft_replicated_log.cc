@@ -202,12 +202,12 @@ void RaftReplicatedLog::request_snapshot_file(consensus::Index index, const cons
 }
 
 void RaftReplicatedLog::restore_snapshot(const consensus::SnapshotMeta& meta,
-                                         std::string_view data) {
+                                         consensus::SnapshotBytes data) {
   if (opening_) {
-    listener_->on_restore(meta.index, data);
+    listener_->on_restore(meta.index, data->bytes());
     return;
   }
-  events_.push(Restore{meta.index, std::string(data)});
+  events_.push(Restore{meta.index, std::move(data)});
 }
 
 void RaftReplicatedLog::on_membership(const consensus::Membership&) {
@@ -352,7 +352,8 @@ void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
       listener_->on_apply(a->index, a->data);
     } else if (auto* r = std::get_if<Restore>(&ev)) {
       applied_index_ = r->index;
-      listener_->on_restore(r->index, r->data);
+      listener_->on_restore(r->index, r->data->bytes());
+      r->data.reset();  // a mapping: unmapped now, not when the batch goes
     } else if (auto* l = std::get_if<LeaderChanged>(&ev)) {
       leader_ = l->leader;
       self_leader_ = l->self;

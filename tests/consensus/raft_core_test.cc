@@ -389,12 +389,140 @@ TEST(RaftCore, SnapshotSentInChunksToFollowerBehindCompaction) {
   EXPECT_EQ(net.at(3).commit_index(), applied);
   EXPECT_EQ(net.at(3).status().snapshot_index, applied);
   EXPECT_EQ(net.at(3).log().first_index(), applied + 1);
+  // The bytes reached the follower's storage as chunks, in order from offset 0, each at most a
+  // chunk's size, and were never gathered in its core: it asks for them back to send them on.
+  std::string stored;
+  for (const SnapshotChunk& c : net.received_chunks[3]) {
+    EXPECT_EQ(c.meta, meta);
+    EXPECT_EQ(c.offset, stored.size());
+    EXPECT_LE(c.bytes.size(), 1000u);
+    stored += c.bytes;
+    EXPECT_EQ(c.last, stored.size() == snap.size());
+  }
+  EXPECT_EQ(stored, snap);
+  ASSERT_EQ(net.installed[3].size(), 1u);
+  EXPECT_EQ(net.installed[3][0].first, meta);
+  EXPECT_EQ(net.installed[3][0].second, snap.size());
+  EXPECT_TRUE(net.at(3).drop_snapshot_bytes());  // none held
   // The follower then continues with ordinary appends.
   ASSERT_TRUE(net.at(1).propose("after").ok());
   net.stabilize();
   EXPECT_EQ(net.at(3).commit_index(), applied + 1);
   ASSERT_FALSE(net.applied[3].empty());
   EXPECT_EQ(net.applied[3].back().data, "after");
+}
+
+// The leader streams a window of chunks ahead of the follower's answers (each answer waits for
+// the follower's disk), and when the follower confirms nothing more between two heartbeat
+// answers it sends again from what was confirmed.
+TEST(RaftCore, SnapshotChunksGoAWindowAheadAndAreSentAgainWhenTheFollowerStalls) {
+  TestNet net;
+  net.snapshot_chunk = 1000;
+  for (NodeId id : {1, 2, 3}) net.add(id, {1, 2, 3}, {}, id == 1 ? 0 : 9);
+  net.elect(1);
+  net.isolate(3);
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(net.at(1).propose("p" + std::to_string(i)).ok());
+  net.stabilize();
+  const Index applied = net.at(1).applied_index();
+  const std::string snap(10'000, 's');  // 10 chunks
+  ASSERT_EQ(net.at(1).snapshot_taken(applied, snap).index, applied);
+  net.at(1).compact(applied);
+  net.heal();
+  auto queued_chunks = [&] {
+    std::vector<uint64_t> offsets;
+    for (const Message& m : net.queue) {
+      if (m.type == MessageType::kSnapshot && m.to == 3) offsets.push_back(m.snapshot_offset);
+    }
+    return offsets;
+  };
+  // Heartbeats until the leader learns that 3 needs the snapshot.
+  for (int i = 0; i < 10 && queued_chunks().empty(); ++i) {
+    net.tick_all();
+    net.process_readies();
+    while (queued_chunks().empty() && net.deliver_one()) net.process_readies();
+  }
+  EXPECT_EQ(queued_chunks(), (std::vector<uint64_t>{0, 1000, 2000, 3000}));  // RaftConfig's default 4
+  // All of them lost: nothing more goes out until a heartbeat answer shows no progress.
+  net.queue.clear();
+  int heartbeats = 0;
+  for (; heartbeats < 10 && queued_chunks().empty(); ++heartbeats) {
+    net.tick_all();
+    net.process_readies();
+    while (queued_chunks().empty() && net.deliver_one()) net.process_readies();
+  }
+  EXPECT_GE(heartbeats, 1);
+  EXPECT_EQ(queued_chunks(), (std::vector<uint64_t>{0, 1000, 2000, 3000}));
+  // Delivered, the window moves on and the follower gets the whole snapshot once.
+  net.stabilize();
+  std::string stored;
+  for (const SnapshotChunk& c : net.received_chunks[3]) stored += c.bytes;
+  EXPECT_EQ(stored, snap);
+  ASSERT_EQ(net.installed[3].size(), 1u);
+  EXPECT_EQ(net.at(3).status().snapshot_index, applied);
+}
+
+// A follower that received a whole snapshot but has not handed it to storage yet (its Ready is
+// still to come) takes no chunk of another: the storage must store the first before a second
+// transfer's offset 0 replaces its file.
+TEST(RaftCore, NoChunkOfAnotherSnapshotIsTakenUntilAReceivedOneIsHandedToStorage) {
+  RaftCore f(testing::make_config(2, {1, 2, 3}), {}, testing::fixed_random(0));
+  auto chunk = [](Index index, Term term, std::string bytes, bool done) {
+    Message m;
+    m.type = MessageType::kSnapshot;
+    m.from = 1;
+    m.to = 2;
+    m.term = 1;
+    m.snapshot = SnapshotMeta{index, term, Membership{{1, 2, 3}, {}}};
+    m.index = index;
+    m.snapshot_chunk = std::move(bytes);
+    m.snapshot_done = done;
+    return m;
+  };
+  f.step(chunk(10, 1, "ten", true));
+  f.step(chunk(20, 1, "twe", false));  // a newer one, while "ten" is only in the core
+  ASSERT_TRUE(f.has_ready());
+  Ready rd = f.ready();
+  ASSERT_EQ(rd.snapshot_chunks.size(), 1u);
+  EXPECT_EQ(rd.snapshot_chunks[0].bytes, "ten");
+  ASSERT_TRUE(rd.snapshot.has_value());
+  EXPECT_EQ(rd.snapshot->index, 10u);
+  EXPECT_EQ(rd.snapshot_size, 3u);
+  size_t snapshot_responses = 0;
+  for (const Message& m : rd.messages_after_persist) snapshot_responses += m.type == MessageType::kSnapshotResponse;
+  EXPECT_EQ(snapshot_responses, 0u);  // the newer one's chunk was not answered: it comes again
+  f.advance(rd);
+  // Once handed over, the newer one's transfer starts.
+  f.step(chunk(20, 1, "twe", false));
+  rd = f.ready();
+  ASSERT_EQ(rd.snapshot_chunks.size(), 1u);
+  EXPECT_EQ(rd.snapshot_chunks[0].meta.index, 20u);
+  EXPECT_EQ(rd.snapshot_chunks[0].offset, 0u);
+  EXPECT_FALSE(rd.snapshot.has_value());
+}
+
+// A follower whose log already holds the snapshot's last entry needs none of its bytes.
+TEST(RaftCore, AFollowerWhoseLogHoldsTheSnapshotsLastEntryTakesOnlyItsCommitIndex) {
+  RecoveredState rec;
+  rec.hard_state = HardState{1, 1, 0};
+  for (Index i = 1; i <= 12; ++i) rec.entries.push_back(Entry{1, i, EntryType::kNormal, "e"});
+  RaftCore f(testing::make_config(2, {1, 2, 3}), std::move(rec), testing::fixed_random(0));
+  Message m;
+  m.type = MessageType::kSnapshot;
+  m.from = 1;
+  m.to = 2;
+  m.term = 1;
+  m.snapshot = SnapshotMeta{10, 1, Membership{{1, 2, 3}, {}}};
+  m.index = 10;
+  m.snapshot_chunk = "first chunk";
+  m.snapshot_done = false;
+  f.step(m);
+  EXPECT_EQ(f.commit_index(), 10u);
+  Ready rd = f.ready();
+  EXPECT_TRUE(rd.snapshot_chunks.empty());
+  EXPECT_FALSE(rd.snapshot.has_value());
+  ASSERT_EQ(rd.messages_after_persist.size(), 1u);
+  EXPECT_EQ(rd.messages_after_persist[0].type, MessageType::kAppendResponse);
+  EXPECT_EQ(rd.messages_after_persist[0].index, 12u);  // its whole log, kept
 }
 
 TEST(RaftCore, DroppedSnapshotBytesAreAskedForBackAndResumeTheTransfer) {
@@ -424,11 +552,11 @@ TEST(RaftCore, DroppedSnapshotBytesAreAskedForBackAndResumeTheTransfer) {
   // Bytes of another snapshot, or of the wrong size, are not taken.
   SnapshotMeta other = meta;
   other.index = applied - 1;
-  net.at(1).snapshot_bytes_loaded(other, std::make_shared<const std::string>(snap));
-  net.at(1).snapshot_bytes_loaded(meta, std::make_shared<const std::string>(snap + "x"));
+  net.at(1).snapshot_bytes_loaded(other, snapshot_in_memory(snap));
+  net.at(1).snapshot_bytes_loaded(meta, snapshot_in_memory(snap + "x"));
   EXPECT_TRUE(net.at(1).wants_snapshot_bytes());
   // The right ones resume the transfer at once.
-  net.at(1).snapshot_bytes_loaded(meta, std::make_shared<const std::string>(snap));
+  net.at(1).snapshot_bytes_loaded(meta, snapshot_in_memory(snap));
   EXPECT_FALSE(net.at(1).wants_snapshot_bytes());
   // While follower 3 is being sent the snapshot the bytes stay.
   EXPECT_FALSE(net.at(1).drop_snapshot_bytes());

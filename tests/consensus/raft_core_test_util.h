@@ -52,6 +52,8 @@ class TestNet {
         for (auto& e : rd.committed_entries) applied[id].push_back(e);
         if (!rd.entries.empty()) appended[id].push_back(rd.entries);
         for (auto& r : rd.read_states) read_states[id].push_back(r);
+        for (auto& c : rd.snapshot_chunks) received_chunks[id].push_back(c);
+        if (rd.snapshot) installed[id].push_back({*rd.snapshot, rd.snapshot_size});
         core->advance(rd);
       }
     }
@@ -109,6 +111,8 @@ class TestNet {
   std::map<NodeId, std::vector<ReadState>> read_states;
   std::map<NodeId, std::vector<std::vector<Entry>>> appended;  // Ready::entries batches
   std::map<NodeId, Ready> last_ready;
+  std::map<NodeId, std::vector<SnapshotChunk>> received_chunks;  // Ready::snapshot_chunks, in order
+  std::map<NodeId, std::vector<std::pair<SnapshotMeta, uint64_t>>> installed;  // Ready::snapshot, size
   std::map<MessageType, int> delivered;
 };
 

@@ -61,6 +61,7 @@ class ManualStorage : public RaftDriverStorage {
     std::string data;
     Index compact_through = 0;
     bool own = false;  // store_own_snapshot
+    std::optional<SnapshotChunk> chunk;  // store_snapshot_chunk
     Done done;
   };
   void write(std::vector<Entry> entries, std::optional<HardState> hs, bool need_sync, Done done) override {
@@ -71,9 +72,18 @@ class ManualStorage : public RaftDriverStorage {
     op.done = std::move(done);
     ops.push_back(std::move(op));
   }
-  void store_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Done done) override {
-    store_own_snapshot(meta, std::move(data), 0, std::move(done));
-    ops.back().own = false;
+  void store_snapshot_chunk(SnapshotChunk chunk, Done done) override {
+    Op op;
+    op.chunk = std::move(chunk);
+    op.done = std::move(done);
+    ops.push_back(std::move(op));
+  }
+  void store_snapshot(const SnapshotMeta& meta, Done done) override {
+    Op op;
+    op.is_snapshot = true;
+    op.meta = meta;
+    op.done = std::move(done);
+    ops.push_back(std::move(op));
   }
   // In order with the writes here; the reordering the real storage allows is the simulation's.
   void store_own_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Index compact_through, Done done) override {
@@ -81,7 +91,7 @@ class ManualStorage : public RaftDriverStorage {
     op.is_snapshot = true;
     op.own = true;
     op.meta = meta;
-    op.data = *data;
+    op.data = std::string(data->bytes());
     op.compact_through = compact_through;
     op.done = std::move(done);
     ops.push_back(std::move(op));
@@ -129,7 +139,10 @@ class TestApp : public RaftApplication {
     requested.push_back(index);
     replies.push_back(std::move(reply));
   }
-  void restore_snapshot(const SnapshotMeta& meta, std::string_view) override { restored.push_back(meta.index); }
+  void restore_snapshot(const SnapshotMeta& meta, SnapshotBytes data) override {
+    restored.push_back(meta.index);
+    restored_bytes.emplace_back(data->bytes());
+  }
   void on_leader_change(NodeId leader, Term, bool) override {
     check_not_reentered();
     leaders.push_back(leader);
@@ -149,6 +162,7 @@ class TestApp : public RaftApplication {
   bool hold_snapshot_requests = false;
   std::vector<Entry> applied;
   std::vector<Index> restored;
+  std::vector<std::string> restored_bytes;
   std::vector<NodeId> leaders;
   std::vector<ReadState> read_states;
   std::vector<std::string> fatal;
@@ -559,22 +573,89 @@ TEST(RaftDriver, LeaderSnapshotIsStoredBeforeTheEntriesAfterItAndRestoredAfterBo
   snap.snapshot_done = true;
   snap.commit = 10;
   h.driver->step(snap);
-  ASSERT_GE(h.storage.ops.size(), 2u);
-  EXPECT_TRUE(h.storage.ops[0].is_snapshot);
-  EXPECT_EQ(h.storage.ops[0].meta.index, 10u);
-  EXPECT_EQ(h.storage.ops[0].compact_through, 0u);
-  EXPECT_FALSE(h.storage.ops[0].own);  // the leader's: stored in order, before the entries after it
-  EXPECT_FALSE(h.storage.ops[1].is_snapshot);
+  ASSERT_GE(h.storage.ops.size(), 3u);
+  ASSERT_TRUE(h.storage.ops[0].chunk.has_value());  // the bytes go to storage as they came
+  EXPECT_EQ(h.storage.ops[0].chunk->bytes, "leader-state");
+  EXPECT_EQ(h.storage.ops[0].chunk->offset, 0u);
+  EXPECT_TRUE(h.storage.ops[0].chunk->last);
+  EXPECT_TRUE(h.storage.ops[1].is_snapshot);
+  EXPECT_EQ(h.storage.ops[1].meta.index, 10u);
+  EXPECT_EQ(h.storage.ops[1].compact_through, 0u);
+  EXPECT_FALSE(h.storage.ops[1].own);  // the leader's: stored in order, before the entries after it
+  EXPECT_FALSE(h.storage.ops[2].is_snapshot);
+  ASSERT_EQ(h.storage.loads.size(), 1u);  // and read back to restore from, in order after it
   EXPECT_TRUE(h.app.restored.empty());
-  h.storage.complete_one();  // the snapshot is on disk, the write after it is not
+  h.storage.complete_one();  // the chunk is written,
+  h.storage.complete_one();  // the snapshot is on disk,
+  h.storage.loads[0](Status::ok(), snap.snapshot, snapshot_in_memory("leader-state"));  // and read back;
   h.executor.run();
-  EXPECT_TRUE(h.app.restored.empty());
+  EXPECT_TRUE(h.app.restored.empty());  // the write after it is not on disk yet
   EXPECT_TRUE(h.transport.sent.empty());
   h.storage.complete_one();
   h.executor.run();
   EXPECT_EQ(h.app.restored, (std::vector<Index>{10}));
+  EXPECT_EQ(h.app.restored_bytes, (std::vector<std::string>{"leader-state"}));
   EXPECT_EQ(h.driver->applied_index(), 10u);
   EXPECT_FALSE(h.transport.sent.empty());
+}
+
+TEST(RaftDriver, ALeaderSnapshotThatReadsBackAsAnotherStopsTheDriver) {
+  Harness h({1, 2, 3});
+  h.executor.run();
+  Message snap;
+  snap.type = MessageType::kSnapshot;
+  snap.from = 2;
+  snap.to = 1;
+  snap.term = 1;
+  snap.snapshot.index = 10;
+  snap.snapshot.term = 1;
+  snap.snapshot.membership.voters = {1, 2, 3};
+  snap.snapshot_chunk = "leader-state";
+  snap.snapshot_done = true;
+  snap.commit = 10;
+  h.driver->step(snap);
+  ASSERT_EQ(h.storage.loads.size(), 1u);
+  h.storage.complete_one();
+  h.storage.complete_one();
+  SnapshotMeta older = snap.snapshot;
+  older.index = 5;
+  h.storage.loads[0](Status::ok(), older, snapshot_in_memory("older-state"));
+  h.storage.complete_one();
+  h.executor.run();
+  EXPECT_TRUE(h.app.restored.empty());  // nothing is restored from the wrong bytes
+  EXPECT_FALSE(h.app.fatal.empty());
+}
+
+TEST(RaftDriver, ChunksOfALeaderSnapshotAreWrittenBeforeTheyAreAcknowledged) {
+  Harness h({1, 2, 3});
+  h.executor.run();
+  Message snap;
+  snap.type = MessageType::kSnapshot;
+  snap.from = 2;
+  snap.to = 1;
+  snap.term = 1;
+  snap.snapshot.index = 10;
+  snap.snapshot.term = 1;
+  snap.snapshot.membership.voters = {1, 2, 3};
+  snap.snapshot_chunk = "first-half";
+  snap.snapshot_done = false;
+  snap.commit = 10;
+  h.driver->step(snap);
+  h.executor.run();
+  ASSERT_FALSE(h.storage.ops.empty());
+  ASSERT_TRUE(h.storage.ops[0].chunk.has_value());
+  EXPECT_FALSE(h.storage.ops[0].chunk->last);
+  auto acks = [&] {
+    size_t n = 0;
+    for (const Message& m : h.transport.sent) n += m.type == MessageType::kSnapshotResponse;
+    return n;
+  };
+  EXPECT_EQ(acks(), 0u);  // not before the chunk is written
+  h.storage.complete_all();
+  h.executor.run();
+  EXPECT_EQ(acks(), 1u);
+  EXPECT_TRUE(h.storage.loads.empty());  // nothing is restored from half a snapshot
+  EXPECT_TRUE(h.app.restored.empty());
 }
 
 }  // namespace

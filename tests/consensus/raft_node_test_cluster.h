@@ -69,7 +69,8 @@ class RecordingApp : public RaftApplication {
     file_reply(index, err == 0 ? Status::ok() : Status::io_error(std::strerror(err)), written);
   }
 
-  void restore_snapshot(const SnapshotMeta& meta, std::string_view data) override {
+  void restore_snapshot(const SnapshotMeta& meta, SnapshotBytes bytes) override {
+    const std::string_view data = bytes->bytes();
     ++snapshots_restored;
     restored_at.push_back(meta.index);
     applied.clear();

@@ -230,7 +230,7 @@ TEST(GroupCommit, OwnSnapshotIsWrittenBesideTheLogWhileLaterWritesGoOn) {
   std::mutex mu;
   std::vector<std::string> order;
   std::promise<Status> stored;
-  log.store_snapshot_beside(SnapshotMeta{100, 1, {}}, std::make_shared<const std::string>(4096, 's'),
+  log.store_snapshot_beside(SnapshotMeta{100, 1, {}}, snapshot_in_memory(std::string(4096, 's')),
                             [&](LogStorage& st, Status s) {
                               {
                                 std::lock_guard lock(mu);
@@ -280,7 +280,7 @@ TEST(GroupCommit, StopDuringAnOwnSnapshotPublishesNothing) {
     GroupCommitLog log(std::move(storage));
     log.submit(make_entries(1, 10, 1), std::nullopt, nullptr);
     log.start();
-    log.store_snapshot_beside(SnapshotMeta{5, 1, {}}, std::make_shared<const std::string>(100, 's'),
+    log.store_snapshot_beside(SnapshotMeta{5, 1, {}}, snapshot_in_memory(std::string(100, 's')),
                               [&](LogStorage&, Status) { called = true; });
     ASSERT_TRUE(gate.wait_until_blocked(std::chrono::seconds(20)));
     std::thread opener([&] {

@@ -77,7 +77,9 @@ class SimApp : public consensus::RaftApplication {
     }
     defer(std::move(write));
   }
-  void restore_snapshot(const consensus::SnapshotMeta&, std::string_view data) override { hash = decode(data); }
+  void restore_snapshot(const consensus::SnapshotMeta&, consensus::SnapshotBytes data) override {
+    hash = decode(data->bytes());
+  }
   void on_read_state(uint64_t context, consensus::Index index) override {
     read_states.push_back(consensus::ReadState{context, index});
   }

@@ -20,6 +20,8 @@ std::map<std::string, uint64_t> SimCluster::counters() const {
     c["snapshot.own_overtaken"] += n.storage.own_snapshots_overtaken();
     c["snapshot.own_file"] += n.storage.own_snapshot_files();
     c["snapshot.file_discarded"] += n.storage.snapshot_files_discarded();
+    c["snapshot.received_stored"] += n.storage.received_stored();
+    c["snapshot.received_lost"] += n.storage.received_lost();
   }
   return c;
 }

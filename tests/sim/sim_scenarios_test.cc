@@ -266,6 +266,37 @@ TEST(Scenario, SlowFollowerIsBroughtBackBySnapshot) {
   EXPECT_TRUE(c.ok()) << c.checker().violation();
 }
 
+// The follower above, crashed once some chunks of the snapshot are in its storage but the
+// snapshot is not stored: the chunks are lost with the crash (as open() removes a file nothing
+// names), and after its restart a new transfer from offset 0 brings it back.
+TEST(Scenario, AFollowerCrashedInTheMiddleOfASnapshotTransferCatchesUpAfterItsRestart) {
+  SimOptions o = options(3, 71);
+  o.snapshot_every = 10;
+  o.keep_log_tail = 2;
+  o.raft.max_snapshot_chunk_bytes = 700;  // the simulated snapshot is 3000 bytes: 5 chunks
+  SimCluster c(o);
+  ASSERT_TRUE(commit(c, "x"));
+  const NodeId l = c.leader();
+  const NodeId slow = l == 3 ? 2 : 3;
+  c.isolate(slow);
+  for (int i = 0; i < 60; ++i) ASSERT_TRUE(commit(c, "e" + std::to_string(i)));
+  c.heal();
+  // An answer to a chunk: that chunk is written (a Ready's answers wait for its writes).
+  const uint64_t answers_before = c.counters()["recv.SnapshotResp"];
+  ASSERT_TRUE(c.run_until([&] { return c.counters()["recv.SnapshotResp"] > answers_before; }, 5000));
+  ASSERT_EQ(c.stats(slow).snapshots_restored, 0u);
+  c.crash(slow);
+  EXPECT_EQ(c.counters()["snapshot.received_lost"], 1u);  // chunks were written, then lost
+  c.run_for(50);
+  c.restart(slow);
+  ASSERT_TRUE(c.run_until([&] { return c.applied(slow) >= c.core(c.leader()).commit_index(); }, 5000));
+  EXPECT_EQ(c.stats(slow).snapshots_restored, 1u);
+  EXPECT_EQ(c.counters()["snapshot.received_stored"], 1u);
+  ASSERT_TRUE(commit(c, "after"));
+  ASSERT_TRUE(c.run_until([&] { return applied_on(c, slow, "after"); }, 2000));
+  EXPECT_TRUE(c.ok()) << c.checker().violation();
+}
+
 // Leadership transfer: the target catches up, gets TimeoutNow, wins at once (bypassing the
 // lease) in the next term; nothing committed is lost.
 TEST(Scenario, LeadershipTransfer) {

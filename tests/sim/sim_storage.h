@@ -59,10 +59,20 @@ class SimStorage : public consensus::RaftDriverStorage {
     issue(std::move(op));
   }
 
-  void store_snapshot(const consensus::SnapshotMeta& meta, consensus::SnapshotBytes data, Done done) override {
+  // A leader's snapshot arrives in chunks that are only in the page cache (no disk time) until
+  // store_snapshot publishes them; a crash before that loses them (open() removes the file).
+  void store_snapshot_chunk(consensus::SnapshotChunk chunk, Done done) override {
+    Op op;
+    op.chunk = std::move(chunk);
+    op.need_sync = false;
+    op.done = std::move(done);
+    issue(std::move(op));
+  }
+
+  void store_snapshot(const consensus::SnapshotMeta& meta, Done done) override {
     Op op;
     op.snapshot = meta;
-    op.snapshot_data = *data;  // the sim copies: its disk is a model
+    op.from_chunks = true;
     op.done = std::move(done);
     issue(std::move(op));
   }
@@ -71,7 +81,7 @@ class SimStorage : public consensus::RaftDriverStorage {
                           consensus::Index compact_through, Done done) override {
     Op op;
     op.snapshot = meta;
-    op.snapshot_data = *data;
+    op.snapshot_data = std::string(data->bytes());
     op.compact_through = compact_through;
     op.done = std::move(done);
     op.seq = ++next_seq_;
@@ -121,6 +131,10 @@ class SimStorage : public consensus::RaftDriverStorage {
   // How many own snapshots were stored beside the log, and how many of them were published after
   // an operation issued later had completed (so the simulation really reorders).
   uint64_t own_snapshots() const { return own_snapshots_; }
+  // How many leader's snapshots were stored from their chunks, and how many transfers a crash
+  // cut off (chunks written, the snapshot not stored).
+  uint64_t received_stored() const { return received_stored_; }
+  uint64_t received_lost() const { return received_lost_; }
   uint64_t own_snapshots_overtaken() const { return own_snapshots_overtaken_; }
 
   // The I/O started by start_io finished: the head operation is durable.
@@ -150,6 +164,8 @@ class SimStorage : public consensus::RaftDriverStorage {
     queue_.clear();
     beside_.clear();
     files_.clear();
+    if (received_) ++received_lost_;
+    received_.reset();
     io_busy_ = false;
   }
 
@@ -157,13 +173,11 @@ class SimStorage : public consensus::RaftDriverStorage {
     consensus::RecoveredState r;
     r.hard_state = hard_state_;
     r.snapshot = snapshot_;
-    // Like RaftNode, which maps the stored file and keeps no copy, for snapshots at odd indexes
-    // (the view stays valid: this disk outlives the driver); a copy for the others.
-    if (snapshot_.index % 2 == 1) {
-      r.snapshot_mapped = std::string_view(snapshot_data_);
-    } else {
-      r.snapshot_data = snapshot_data_;
-    }
+    // Like RaftNode, which maps the stored file and whose core keeps no bytes (it reads them back
+    // when a follower needs them), for snapshots at odd indexes; for the others the core keeps
+    // them, as RaftNode's does for a snapshot stored in chunks.
+    r.snapshot_bytes = consensus::snapshot_in_memory(snapshot_data_);
+    r.keep_snapshot_bytes = snapshot_.index % 2 == 0;
     // Entries must continue right after the snapshot; anything after a gap is unusable.
     consensus::Index expect = snapshot_.index + 1;
     for (const auto& e : entries_) {
@@ -198,6 +212,8 @@ class SimStorage : public consensus::RaftDriverStorage {
     bool need_sync = true;
     std::optional<consensus::SnapshotMeta> snapshot;  // set: a store_snapshot
     std::string snapshot_data;
+    bool from_chunks = false;                      // the leader's: its data are the chunks written
+    std::optional<consensus::SnapshotChunk> chunk;  // set: a store_snapshot_chunk
     consensus::Index compact_through = 0;
     Done done;
     Loaded loaded;  // set: a load_snapshot
@@ -251,6 +267,10 @@ class SimStorage : public consensus::RaftDriverStorage {
       if (b.ops_left > 0) --b.ops_left;
     }
     if (op.overtaken) ++own_snapshots_overtaken_;
+    if (op.chunk) {
+      if (op.done) op.done(write_chunk(*op.chunk));
+      return;
+    }
     if (!op.snapshot && !op.loaded && !op.need_sync) {
       Done done = std::move(op.done);
       unsynced_.push_back(std::move(op));
@@ -261,7 +281,7 @@ class SimStorage : public consensus::RaftDriverStorage {
       if (snapshot_.index == 0) {
         op.loaded(consensus::Status::error(consensus::Status::Code::kUnavailable, "no snapshot"), {}, nullptr);
       } else {
-        op.loaded(consensus::Status::ok(), snapshot_, std::make_shared<const std::string>(snapshot_data_));
+        op.loaded(consensus::Status::ok(), snapshot_, consensus::snapshot_in_memory(snapshot_data_));
       }
       return;
     }
@@ -282,6 +302,15 @@ class SimStorage : public consensus::RaftDriverStorage {
   // entry, else drop it; then compact (never beyond the snapshot).
   consensus::Status apply_snapshot(const Op& op) {
     const consensus::SnapshotMeta& meta = *op.snapshot;
+    // The leader's: ReceivedSnapshot::publish's checks.
+    std::string received;
+    if (op.from_chunks) {
+      const bool whole = received_ && received_->done && received_->meta == meta;
+      if (whole) received = std::move(received_->data);
+      received_.reset();
+      if (!whole) return consensus::Status::invalid_argument("the snapshot to store was not received whole");
+      ++received_stored_;
+    }
     if (meta.index < snapshot_.index) {
       return consensus::Status::error(consensus::Status::Code::kSnapshotOutOfDate, "older than stored");
     }
@@ -290,10 +319,22 @@ class SimStorage : public consensus::RaftDriverStorage {
       if (e.index == meta.index) keep = e.term == meta.term;
     }
     snapshot_ = meta;
-    snapshot_data_ = op.snapshot_data;
+    snapshot_data_ = op.from_chunks ? std::move(received) : op.snapshot_data;
     if (!keep) entries_.clear();
     const consensus::Index through = std::min(op.compact_through, meta.index);
     while (!entries_.empty() && entries_.front().index <= through) entries_.pop_front();
+    return consensus::Status::ok();
+  }
+
+  // ReceivedSnapshot::write's rules.
+  consensus::Status write_chunk(const consensus::SnapshotChunk& c) {
+    if (c.offset == 0) {
+      received_ = Received{c.meta, {}, false};
+    } else if (!received_ || received_->done || !(received_->meta == c.meta) || c.offset != received_->data.size()) {
+      return consensus::Status::invalid_argument("a snapshot chunk that does not continue the ones before");
+    }
+    received_->data += c.bytes;
+    received_->done = c.last;
     return consensus::Status::ok();
   }
 
@@ -310,6 +351,8 @@ class SimStorage : public consensus::RaftDriverStorage {
   uint64_t next_seq_ = 0;
   SimRng rng_{0};
   uint64_t own_snapshots_ = 0;
+  uint64_t received_stored_ = 0;
+  uint64_t received_lost_ = 0;
   uint64_t own_snapshots_overtaken_ = 0;
   uint64_t next_file_token_ = 0;
   std::map<uint64_t, std::string> files_;  // written by the application, not yet published
@@ -317,6 +360,14 @@ class SimStorage : public consensus::RaftDriverStorage {
   uint64_t snapshot_files_discarded_ = 0;
   bool io_busy_ = false;
   std::vector<Op> unsynced_;  // completed, not yet covered by an fsync: lost in a crash
+
+  // The leader's snapshot being received: its file, in the page cache only.
+  struct Received {
+    consensus::SnapshotMeta meta;
+    std::string data;
+    bool done = false;
+  };
+  std::optional<Received> received_;
 
   consensus::HardState hard_state_;
   consensus::SnapshotMeta snapshot_;

@@ -52,7 +52,7 @@ class BenchNode : public consensus::RaftApplication {
   // consensus::RaftApplication
   void apply(const consensus::Entry& e) override;
   std::string take_snapshot() override { return {}; }
-  void restore_snapshot(const consensus::SnapshotMeta&, std::string_view) override {}
+  void restore_snapshot(const consensus::SnapshotMeta&, consensus::SnapshotBytes) override {}
   void on_leader_change(consensus::NodeId leader, consensus::Term term, bool self_is_leader) override;
 
  private:
