@@ -244,20 +244,31 @@ TEST(Scenario, LeaderCutOffFromMajorityStepsDown) {
   EXPECT_TRUE(c.ok()) << c.checker().violation();
 }
 
-// A follower that missed entries the leader has compacted is brought back by a chunked
-// snapshot, then continues with normal appends.
-TEST(Scenario, SlowFollowerIsBroughtBackBySnapshot) {
+// Three nodes that snapshot every 10 entries and keep a tail of 2; the simulated snapshot is
+// 3000 bytes, sent in 5 chunks of 700.
+SimOptions snapshotting_options() {
   SimOptions o = options(3, 71);
   o.snapshot_every = 10;
   o.keep_log_tail = 2;
-  o.raft.max_snapshot_chunk_bytes = 700;  // the simulated snapshot is 3000 bytes: 5 chunks
-  SimCluster c(o);
-  ASSERT_TRUE(commit(c, "x"));
-  const NodeId l = c.leader();
-  const NodeId slow = l == 3 ? 2 : 3;
+  o.raft.max_snapshot_chunk_bytes = 700;
+  return o;
+}
+
+// Commits while a follower is cut off, until the leader compacted what it lacks; returns it.
+NodeId leave_a_follower_behind(SimCluster& c) {
+  EXPECT_TRUE(commit(c, "x"));
+  const NodeId slow = c.leader() == 3 ? 2 : 3;
   c.isolate(slow);
-  for (int i = 0; i < 60; ++i) ASSERT_TRUE(commit(c, "e" + std::to_string(i)));
-  ASSERT_GT(c.core(c.leader()).log().first_index(), c.core(slow).log().last_index() + 1);
+  for (int i = 0; i < 60; ++i) EXPECT_TRUE(commit(c, "e" + std::to_string(i)));
+  EXPECT_GT(c.core(c.leader()).log().first_index(), c.core(slow).log().last_index() + 1);
+  return slow;
+}
+
+// A follower that missed entries the leader has compacted is brought back by a chunked
+// snapshot, then continues with normal appends.
+TEST(Scenario, SlowFollowerIsBroughtBackBySnapshot) {
+  SimCluster c(snapshotting_options());
+  const NodeId slow = leave_a_follower_behind(c);
   c.heal();
   ASSERT_TRUE(c.run_until([&] { return c.applied(slow) >= c.core(c.leader()).commit_index(); }, 5000));
   EXPECT_GE(c.stats(slow).snapshots_restored, 1u);
@@ -270,16 +281,8 @@ TEST(Scenario, SlowFollowerIsBroughtBackBySnapshot) {
 // snapshot is not stored: the chunks are lost with the crash (as open() removes a file nothing
 // names), and after its restart a new transfer from offset 0 brings it back.
 TEST(Scenario, AFollowerCrashedInTheMiddleOfASnapshotTransferCatchesUpAfterItsRestart) {
-  SimOptions o = options(3, 71);
-  o.snapshot_every = 10;
-  o.keep_log_tail = 2;
-  o.raft.max_snapshot_chunk_bytes = 700;  // the simulated snapshot is 3000 bytes: 5 chunks
-  SimCluster c(o);
-  ASSERT_TRUE(commit(c, "x"));
-  const NodeId l = c.leader();
-  const NodeId slow = l == 3 ? 2 : 3;
-  c.isolate(slow);
-  for (int i = 0; i < 60; ++i) ASSERT_TRUE(commit(c, "e" + std::to_string(i)));
+  SimCluster c(snapshotting_options());
+  const NodeId slow = leave_a_follower_behind(c);
   c.heal();
   // An answer to a chunk: that chunk is written (a Ready's answers wait for its writes).
   const uint64_t answers_before = c.counters()["recv.SnapshotResp"];
