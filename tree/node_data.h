@@ -1,12 +1,13 @@
 #pragma once
 // NodeData: a znode's data bytes in 17 bytes of node memory, byte-aligned. Up to 16 bytes live
 // inline (most znode payloads are small: empty lock nodes, ids, short config values); longer data
-// gets one exact-size heap block, since znode data is always replaced whole, never appended to.
+// gets one block of its size from the tree's BlockPool, since znode data is always replaced whole,
+// never appended to.
 //
 // Layout: 16 bytes that hold the inline bytes, or the heap block's pointer and size (stored with
 // memcpy, so the type needs no alignment), and one length byte: the inline length (<= 16) or
 // kHeap. Alignment 1 is the point: Znode places it after a 4-byte field and its small fields
-// after it, with no padding (tree/znode.h), which keeps the path index entry in a 144-byte chunk.
+// after it, with no padding (tree/znode.h), which keeps the path index entry at 136 bytes.
 //
 // Invariants: view() is valid until the next assign/clear/move; a moved-from NodeData is empty.
 
@@ -41,7 +42,7 @@ class NodeData {
   void assign(std::string_view bytes) {
     char* block = nullptr;
     if (bytes.size() > kInline) {
-      block = new char[bytes.size()];
+      block = packed_block::allocate(bytes.size());
       std::memcpy(block, bytes.data(), bytes.size());
     }
     // bytes may be our own (a view of this data): copy them out before releasing the block.
@@ -78,7 +79,7 @@ class NodeData {
   char* heap_ptr() const { return packed_block::pointer(buf_); }
   size_t heap_size() const { return packed_block::size(buf_); }
   void release() {
-    if (on_heap()) delete[] heap_ptr();
+    if (on_heap()) packed_block::release(heap_ptr(), heap_size());
   }
   void take(NodeData& o) {
     std::memcpy(buf_, o.buf_, kInline);  // takes the heap block, if any

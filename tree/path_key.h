@@ -32,7 +32,7 @@ class PathKey {
   PathKey& operator=(const PathKey&) = delete;
   PathKey& operator=(PathKey&&) = delete;
   ~PathKey() {
-    if (on_heap()) delete[] heap_ptr();
+    if (on_heap()) packed_block::release(heap_ptr(), heap_size());
   }
 
   std::string_view view() const {
@@ -63,7 +63,7 @@ class PathKey {
       len_ = static_cast<uint8_t>(s.size());
       return;
     }
-    char* p = new char[s.size()];
+    char* p = packed_block::allocate(s.size());
     std::memcpy(p, s.data(), s.size());
     packed_block::store(buf_, p, s.size());
     len_ = kHeap;

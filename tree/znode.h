@@ -49,9 +49,9 @@ struct Znode {
 };
 
 // The path index entry is one std::unordered_map node: next pointer 8, PathKey 32, Znode 96 = 136
-// bytes (the hash is not cached: ZnodeTree::TransparentHash is noexcept), which glibc serves from
-// a 144-byte chunk; 8 more bytes would cost 16. Znode's 96: six 64-bit fields 48, four 32-bit 16,
-// index_in_parent 4, data 17, kind 1, data_null 1, 1 byte of padding, children 8.
+// bytes (the hash is not cached: ZnodeTree::TransparentHash is noexcept), a 136-byte block of the
+// tree's BlockPool (tree/block_pool.h); glibc would serve it from a 144-byte chunk. Znode's 96:
+// six 64-bit fields 48, four 32-bit 16, index_in_parent 4, data 17, kind 1, data_null 1, 1 byte of padding, children 8.
 static_assert(sizeof(Znode) <= 96, "Znode grew: check tree_memory_bench");
 static_assert(sizeof(ZnodeEntry) <= 128, "the path key grew: check tree_memory_bench");
 

@@ -34,6 +34,7 @@
 #include "jute/data.h"
 #include "tree/acl.h"
 #include "tree/acl_cache.h"
+#include "tree/block_pool.h"
 #include "tree/path.h"
 #include "tree/quota_stats.h"
 #include "tree/txn.h"
@@ -184,20 +185,22 @@ class ZnodeTree {
 
  private:
   // Both calls are noexcept because libstdc++ caches the hash in each index node unless hashing
-  // a key cannot throw (std::__cache_default). Not caching saves 8 bytes per entry (a 144-byte
-  // chunk instead of 160, tree/znode.h); the price: a rehash hashes the keys again, and a lookup
+  // a key cannot throw (std::__cache_default). Not caching saves 8 bytes per entry (136 bytes
+  // instead of 144, tree/znode.h); the price: a rehash hashes the keys again, and a lookup
   // hashes the key of each other entry of the bucket it walks past.
   struct TransparentHash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
     size_t operator()(const PathKey& k) const noexcept { return (*this)(k.view()); }
   };
-  using Index = std::unordered_map<PathKey, Znode, TransparentHash, std::equal_to<>>;
+  // Entries and buckets come from the tree's BlockPool, apart from the malloc heap.
+  using Index = std::unordered_map<PathKey, Znode, TransparentHash, std::equal_to<>,
+                                   TreeAllocator<ZnodeEntry>>;
   static_assert(std::is_nothrow_invocable_v<const TransparentHash&, const PathKey&>);
 #if defined(__GLIBCXX__)
   static_assert(!std::__cache_default<PathKey, TransparentHash>::value, "the index caches hashes");
   static_assert(sizeof(std::__detail::_Hash_node<ZnodeEntry, false>) == 136,
-                "an index node is 136 bytes, a 144-byte glibc chunk (tree/znode.h)");
+                "an index node is 136 bytes (tree/znode.h)");
 #endif
 
   // One reversible step of a multi, undone in reverse order on failure.

@@ -1,0 +1,98 @@
+#include "tree/block_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace zkraft::tree {
+namespace {
+
+bool aligned8(const void* p) { return reinterpret_cast<uintptr_t>(p) % 8 == 0; }
+
+TEST(BlockPoolTest, BlocksTakeTheirClassSizeFromSharedSlabs) {
+  BlockPool pool;
+  std::vector<char*> blocks;
+  for (int i = 0; i < 1000; ++i) {
+    char* p = static_cast<char*>(pool.allocate(100));  // class 104
+    ASSERT_TRUE(aligned8(p));
+    std::memset(p, i & 0xFF, 100);
+    blocks.push_back(p);
+  }
+  // 1000 blocks of 104 bytes, packed back to back in one slab: no per-block header.
+  EXPECT_EQ(pool.stats().pooled_bytes, 1000u * 104);
+  EXPECT_EQ(pool.stats().slab_bytes, BlockPool::kSlabBytes);
+  for (size_t i = 1; i < blocks.size(); ++i) EXPECT_EQ(blocks[i] - blocks[i - 1], 104);
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(static_cast<unsigned char>(blocks[i][99]), i & 0xFF);
+  for (char* p : blocks) pool.deallocate(p, 100);
+  EXPECT_EQ(pool.stats().pooled_bytes, 0u);
+}
+
+TEST(BlockPoolTest, FreedBlocksAreReusedWithinTheirClassOnly) {
+  BlockPool pool;
+  void* a = pool.allocate(136);
+  void* b = pool.allocate(17);  // class 24
+  pool.deallocate(a, 136);
+  EXPECT_NE(pool.allocate(24), a);      // another class: not the freed 136-byte block
+  EXPECT_EQ(pool.allocate(130), a);     // 130 rounds to 136: the freed block comes back
+  pool.deallocate(b, 17);
+  EXPECT_EQ(pool.allocate(20), b);
+  EXPECT_EQ(pool.stats().slab_bytes, 2 * BlockPool::kSlabBytes);  // classes 24 and 136
+}
+
+TEST(BlockPoolTest, ANewSlabWhenOneIsFull) {
+  BlockPool pool;
+  const size_t per_slab = BlockPool::kSlabBytes / 256;
+  std::set<void*> seen;
+  for (size_t i = 0; i < per_slab + 1; ++i) ASSERT_TRUE(seen.insert(pool.allocate(256)).second);
+  EXPECT_EQ(pool.stats().slab_bytes, 2 * BlockPool::kSlabBytes);
+  EXPECT_EQ(pool.stats().pooled_bytes, (per_slab + 1) * 256);
+}
+
+TEST(BlockPoolTest, LargeBlocksBypassTheSlabs) {
+  BlockPool pool;
+  void* p = pool.allocate(BlockPool::kMaxPooled + 1);
+  std::memset(p, 1, BlockPool::kMaxPooled + 1);
+  EXPECT_EQ(pool.stats().slab_bytes, 0u);
+  EXPECT_EQ(pool.stats().large_bytes, BlockPool::kMaxPooled + 1);
+  pool.deallocate(p, BlockPool::kMaxPooled + 1);
+  EXPECT_EQ(pool.stats().large_bytes, 0u);
+}
+
+TEST(BlockPoolTest, PassThroughUsesNoSlabs) {
+  BlockPool pool(/*pass_through=*/true);
+  void* p = pool.allocate(40);
+  std::memset(p, 1, 40);
+  pool.deallocate(p, 40);
+  EXPECT_EQ(pool.stats().slab_bytes, 0u);
+  EXPECT_EQ(pool.stats().pooled_bytes, 0u);
+}
+
+TEST(BlockPoolTest, EachThreadHasItsOwnPoolAndTakesBlocksFreedOnIt) {
+  if (BlockPool::tree().pass_through()) GTEST_SKIP() << "AddressSanitizer build: one pass-through pool";
+  BlockPool* mine = &BlockPool::tree();
+  BlockPool* theirs = nullptr;
+  void* block = nullptr;
+  std::thread([&] {
+    theirs = &BlockPool::tree();
+    block = theirs->allocate(64);  // allocated on that thread ...
+  }).join();
+  EXPECT_NE(mine, theirs);
+  EXPECT_EQ(mine, &BlockPool::tree());
+  mine->deallocate(block, 64);  // ... freed on this one (a tree handed on): it joins this pool
+  EXPECT_EQ(mine->allocate(60), block);
+  mine->deallocate(block, 60);
+}
+
+TEST(BlockPoolTest, TreeAllocatorServesNodeContainers) {
+  std::set<int, std::less<>, TreeAllocator<int>> s;
+  for (int i = 0; i < 1000; ++i) s.insert(i);
+  EXPECT_EQ(s.size(), 1000u);
+  EXPECT_EQ(*s.rbegin(), 999);
+}
+
+}  // namespace
+}  // namespace zkraft::tree
