@@ -1,13 +1,13 @@
 #pragma once
-// NodeData: a znode's data bytes in 17 bytes of node memory, byte-aligned. Up to 16 bytes live
+// NodeData: a znode's data bytes in 14 bytes of node memory, byte-aligned. Up to 13 bytes live
 // inline (most znode payloads are small: empty lock nodes, ids, short config values); longer data
 // gets one block of its size from the tree's BlockPool, since znode data is always replaced whole,
 // never appended to.
 //
-// Layout: 16 bytes that hold the inline bytes, or the heap block's pointer and size (stored with
-// memcpy, so the type needs no alignment), and one length byte: the inline length (<= 16) or
+// Layout: 13 bytes that hold the inline bytes, or the heap block's pointer and size (stored with
+// memcpy, so the type needs no alignment), and one length byte: the inline length (<= 13) or
 // kHeap. Alignment 1 is the point: Znode places it after a 4-byte field and its small fields
-// after it, with no padding (tree/znode.h), which keeps the path index entry at 136 bytes.
+// after it, with no padding (tree/znode.h), which keeps the path index entry at 120 bytes.
 //
 // Invariants: view() is valid until the next assign/clear/move; a moved-from NodeData is empty.
 
@@ -71,7 +71,7 @@ class NodeData {
   bool operator==(const NodeData& o) const { return view() == o.view(); }
 
  private:
-  static constexpr uint8_t kInline = 16;
+  static constexpr uint8_t kInline = 13;
   static constexpr uint8_t kHeap = packed_block::kHeap;
   static_assert(packed_block::kRefBytes <= kInline, "a heap block's pointer and size fit");
 
@@ -91,7 +91,7 @@ class NodeData {
   uint8_t len_ = 0;  // the inline length (<= kInline), or kHeap
 };
 
-static_assert(sizeof(NodeData) == 17 && alignof(NodeData) == 1,
-              "Znode's layout counts on 17 bytes, byte-aligned");
+static_assert(sizeof(NodeData) == 14 && alignof(NodeData) == 1,
+              "Znode's layout counts on 14 bytes, byte-aligned");
 
 }  // namespace zkraft::tree

@@ -177,7 +177,7 @@ void ZnodeTree::quota_recount(std::string_view path) {
       ++count;
       bytes += static_cast<int64_t>(cur->second.data.size());
       if (cur->second.children) {
-        for (const ZnodeEntry* c : *cur->second.children) stack.push_back(c);
+        for (const ZnodeEntry* c : cur->second.children->entries) stack.push_back(c);
       }
     }
   }

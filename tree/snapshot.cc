@@ -59,12 +59,12 @@ void ZnodeTree::write_node(jute::Writer& w, const ZnodeEntry& e) {
   }
   w.write_long(n.czxid);
   w.write_long(n.mzxid);
-  w.write_long(n.pzxid);
+  w.write_long(n.pzxid());
   w.write_long(n.ctime);
   w.write_long(n.mtime);
   w.write_long(n.owner);
   w.write_int(n.version);
-  w.write_int(n.cversion);
+  w.write_int(n.cversion());
   w.write_int(n.aversion);
   w.write_int(static_cast<int32_t>(n.acl));
   w.write_int(static_cast<int32_t>(n.kind));
@@ -83,7 +83,7 @@ void ZnodeTree::for_each_preorder(F&& f) const {
       f(*e);
     }
     if (e->second.children) {
-      const auto& kids = *e->second.children;
+      const auto& kids = e->second.children->entries;
       for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
     }
   }
@@ -166,14 +166,16 @@ bool ZnodeTree::deserialize(jute::Reader& r) {
   for (int64_t i = 0; i < node_count; ++i) {
     std::string path;
     Znode n;
-    int32_t acl = 0, kind = 0;
+    int32_t acl = 0, kind = 0, cversion = 0;
+    int64_t pzxid = 0;
     if (!r.read_string(path) || !r.read_buffer(data) || !r.read_long(n.czxid) ||
-        !r.read_long(n.mzxid) || !r.read_long(n.pzxid) || !r.read_long(n.ctime) ||
+        !r.read_long(n.mzxid) || !r.read_long(pzxid) || !r.read_long(n.ctime) ||
         !r.read_long(n.mtime) || !r.read_long(n.owner) || !r.read_int(n.version) ||
-        !r.read_int(n.cversion) || !r.read_int(n.aversion) || !r.read_int(acl) ||
+        !r.read_int(cversion) || !r.read_int(n.aversion) || !r.read_int(acl) ||
         !r.read_int(kind)) {
       return false;
     }
+    n.set_child_stamp(pzxid, cversion);
     if (kind < 0 || kind > static_cast<int32_t>(NodeKind::kTtl)) return false;
     n.kind = static_cast<NodeKind>(kind);
     if (acl < 1 || !t.acls_.contains(static_cast<uint32_t>(acl))) return false;

@@ -70,12 +70,13 @@ void ZnodeTree::fill_stat(const Znode& n, jute::Stat& s) const {
   s.mtime = n.mtime;
   s.version = n.version;
   // Creates counted twice minus the children still present = creates + deletes.
-  s.cversion = wrap_add(wrap_add(n.cversion, n.cversion), -children);
+  const int32_t cversion = n.cversion();
+  s.cversion = wrap_add(wrap_add(cversion, cversion), -children);
   s.aversion = n.aversion;
   s.ephemeral_owner = n.client_owner();
   s.data_length = static_cast<int32_t>(n.data.size());
   s.num_children = children;
-  s.pzxid = n.pzxid;
+  s.pzxid = n.pzxid();
 }
 
 namespace {
@@ -132,8 +133,8 @@ uint64_t finish_content(NodeHasher h, const Znode& n) {
 }
 
 uint64_t finish_meta(NodeHasher h, const Znode& n) {
-  for (int64_t v : {n.czxid, n.mzxid, n.pzxid, n.ctime, n.mtime, n.owner}) h.word(static_cast<uint64_t>(v));
-  for (int32_t v : {n.version, n.cversion, n.aversion}) h.word(static_cast<uint32_t>(v));
+  for (int64_t v : {n.czxid, n.mzxid, n.pzxid(), n.ctime, n.mtime, n.owner}) h.word(static_cast<uint64_t>(v));
+  for (int32_t v : {n.version, n.cversion(), n.aversion}) h.word(static_cast<uint32_t>(v));
   h.word(n.acl);
   h.word(static_cast<uint64_t>(n.kind));
   return h.finish(0x632be59bd9b4e019ULL);
@@ -160,12 +161,11 @@ Znode ZnodeTree::copy_header(const Znode& n) {
   Znode c;
   c.czxid = n.czxid;
   c.mzxid = n.mzxid;
-  c.pzxid = n.pzxid;
+  c.set_child_stamp(n.pzxid(), n.cversion());
   c.ctime = n.ctime;
   c.mtime = n.mtime;
   c.owner = n.owner;
   c.version = n.version;
-  c.cversion = n.cversion;
   c.aversion = n.aversion;
   c.acl = n.acl;
   c.index_in_parent = n.index_in_parent;
@@ -196,8 +196,7 @@ ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_sav
   std::string_view key = e->first;
   Znode& n = e->second;
   if (parent) {
-    auto& kids = parent->second.children;
-    if (!kids) kids = std::make_unique<std::vector<ZnodeEntry*>>();
+    std::vector<ZnodeEntry*>* kids = &parent->second.child_list().entries;
     if (at_saved_index && saved_index < kids->size()) {
       // Undo of a swap-remove: the element that filled the hole goes back to the end.
       ZnodeEntry* moved = (*kids)[saved_index];
@@ -249,14 +248,13 @@ Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
   acls_.release(n.acl);
   if (parent) {
     ZKRAFT_INVARIANT(parent->second.children != nullptr, "a removed child is in its parent's list");
-    auto& kids = *parent->second.children;
+    auto& kids = parent->second.children->entries;
     uint32_t i = n.index_in_parent;
     ZKRAFT_INVARIANT(i < kids.size() && kids[i] == e, "a removed child is in its parent's list");
     ZnodeEntry* last = kids.back();
     kids[i] = last;
     last->second.index_in_parent = i;
-    kids.pop_back();
-    if (kids.empty()) parent->second.children.reset();
+    kids.pop_back();  // the list stays: it holds the parent's pzxid and cversion
   }
   Znode out = std::move(n);
   index_.erase(index_.find(key));
@@ -277,11 +275,10 @@ void ZnodeTree::restore_header(ZnodeEntry* e, const Znode& saved) {
   }
   n.czxid = saved.czxid;
   n.mzxid = saved.mzxid;
-  n.pzxid = saved.pzxid;
+  n.set_child_stamp(saved.pzxid(), saved.cversion());
   n.ctime = saved.ctime;
   n.mtime = saved.mtime;
   n.version = saved.version;
-  n.cversion = saved.cversion;
   n.aversion = saved.aversion;
   n.acl = saved.acl;
   n.data_null = saved.data_null;

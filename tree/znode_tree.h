@@ -185,8 +185,8 @@ class ZnodeTree {
 
  private:
   // Both calls are noexcept because libstdc++ caches the hash in each index node unless hashing
-  // a key cannot throw (std::__cache_default). Not caching saves 8 bytes per entry (136 bytes
-  // instead of 144, tree/znode.h); the price: a rehash hashes the keys again, and a lookup
+  // a key cannot throw (std::__cache_default). Not caching saves 8 bytes per entry (120 bytes
+  // instead of 128, tree/znode.h); the price: a rehash hashes the keys again, and a lookup
   // hashes the key of each other entry of the bucket it walks past.
   struct TransparentHash {
     using is_transparent = void;
@@ -199,8 +199,8 @@ class ZnodeTree {
   static_assert(std::is_nothrow_invocable_v<const TransparentHash&, const PathKey&>);
 #if defined(__GLIBCXX__)
   static_assert(!std::__cache_default<PathKey, TransparentHash>::value, "the index caches hashes");
-  static_assert(sizeof(std::__detail::_Hash_node<ZnodeEntry, false>) == 136,
-                "an index node is 136 bytes (tree/znode.h)");
+  static_assert(sizeof(std::__detail::_Hash_node<ZnodeEntry, false>) == 120,
+                "an index node is 120 bytes (tree/znode.h)");
 #endif
 
   // One reversible step of a multi, undone in reverse order on failure.
@@ -208,7 +208,8 @@ class ZnodeTree {
     enum class Kind : uint8_t { kUpdated, kCreated, kDeleted, kQuotaPaths };
     Kind kind;
     std::string path;
-    Znode saved;         // kUpdated: the node before (no children); kDeleted: the removed node
+    Znode saved;         // kUpdated: the node before (its ChildList, if any, holds only pzxid and
+                         // cversion); kDeleted: the removed node
     uint32_t index = 0;  // kDeleted: its position in the parent's child list
     std::set<std::string> quota_paths;  // kQuotaPaths: the set before
   };

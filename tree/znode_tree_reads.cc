@@ -36,8 +36,8 @@ int32_t ZnodeTree::get_children(std::string_view path, const std::vector<jute::I
   if (!allowed(e->second, jute::perms::kRead, auth)) return err::kNoAuth;
   children.clear();
   if (e->second.children) {
-    children.reserve(e->second.children->size());
-    for (const ZnodeEntry* c : *e->second.children) children.emplace_back(name_of(c->first));
+    children.reserve(e->second.children->entries.size());
+    for (const ZnodeEntry* c : e->second.children->entries) children.emplace_back(name_of(c->first));
   }
   if (stat) fill_stat(e->second, *stat);
   return err::kOk;
@@ -78,8 +78,8 @@ int32_t ZnodeTree::get_all_children_number(std::string_view path,
     const ZnodeEntry* cur = stack.back();
     stack.pop_back();
     if (!cur->second.children) continue;
-    count += static_cast<int64_t>(cur->second.children->size());
-    for (const ZnodeEntry* c : *cur->second.children) stack.push_back(c);
+    count += static_cast<int64_t>(cur->second.children->entries.size());
+    for (const ZnodeEntry* c : cur->second.children->entries) stack.push_back(c);
   }
   n = static_cast<int32_t>(count);
   return err::kOk;
@@ -143,7 +143,7 @@ std::vector<std::string> ZnodeTree::reap_candidates(int64_t now_ms, size_t max,
     if (out.size() >= max) return out;
     const Znode& n = find(p)->second;
     if (n.num_children() != 0) continue;
-    if (n.cversion > 0 || (max_never_used_ms != 0 && now_ms - n.mtime > max_never_used_ms)) {
+    if (n.cversion() > 0 || (max_never_used_ms != 0 && now_ms - n.mtime > max_never_used_ms)) {
       out.emplace_back(p);
     }
   }

@@ -50,7 +50,7 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
   Znode& p = parent->second;
   if (!allowed(p, jute::perms::kCreate, auth_of(ctx))) return err::kNoAuth;
   std::string full(path);
-  if (jute::create_mode::is_sequential(mode)) full += sequence_suffix(p.cversion);
+  if (jute::create_mode::is_sequential(mode)) full += sequence_suffix(p.cversion());
   if (!validate_path(full)) return err::kBadArguments;
   if (find(full)) return err::kNodeExists;
   if (p.kind == NodeKind::kEphemeral) return err::kNoChildrenForEphemerals;
@@ -60,18 +60,17 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
   }
 
   const size_t children_before = p.num_children();
-  const int64_t pzxid_before = p.pzxid;
+  const int64_t pzxid_before = p.pzxid();
   note_update(parent);
   {
     NodeChange change(*this, parent, Touches::kMeta);
-    p.cversion = wrap_add(p.cversion, 1);
-    p.pzxid = ctx.zxid;
+    p.set_child_stamp(ctx.zxid, wrap_add(p.cversion(), 1));
   }
   // Transactions arrive in zxid order; an older one applied again would move pzxid back.
-  ZKRAFT_INVARIANT(p.pzxid >= pzxid_before, "a parent's pzxid never goes back");
+  ZKRAFT_INVARIANT(p.pzxid() >= pzxid_before, "a parent's pzxid never goes back");
 
   Znode n;
-  n.czxid = n.mzxid = n.pzxid = ctx.zxid;
+  n.czxid = n.mzxid = ctx.zxid;  // and so pzxid: a new node is a leaf
   n.ctime = n.mtime = ctx.time_ms;
   if (jute::create_mode::is_container(mode)) {
     n.kind = NodeKind::kContainer;
@@ -104,12 +103,13 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
 void ZnodeTree::erase_node(const TxnContext& ctx, ZnodeEntry* node, ZnodeEntry* parent,
                            std::vector<WatchTrigger>& out) {
   const size_t children_before = parent->second.num_children();
-  const int32_t cversion_before = parent->second.cversion;
+  const int32_t cversion_before = parent->second.cversion();
   note_update(parent);
   {
     NodeChange change(*this, parent, Touches::kMeta);
     // Only forward, as DataTree.deleteNode: never let pzxid go back.
-    if (ctx.zxid > parent->second.pzxid) parent->second.pzxid = ctx.zxid;
+    Znode& p = parent->second;
+    if (ctx.zxid > p.pzxid()) p.set_child_stamp(ctx.zxid, p.cversion());
   }
   std::string path = node->first.str();
   auto acl = acls_.share(node->second.acl);
@@ -117,7 +117,7 @@ void ZnodeTree::erase_node(const TxnContext& ctx, ZnodeEntry* node, ZnodeEntry* 
   ZKRAFT_INVARIANT(parent->second.num_children() + 1 == children_before,
                    "a delete removes one child from its parent");
   // cversion counts creates only (clients see cversion*2 - numChildren).
-  ZKRAFT_INVARIANT(parent->second.cversion == cversion_before, "a delete leaves the parent's cversion");
+  ZKRAFT_INVARIANT(parent->second.cversion() == cversion_before, "a delete leaves the parent's cversion");
   auto bytes = static_cast<int64_t>(removed.data.size());
   out.push_back({EventType::kNodeDeleted, path, std::move(acl)});
   out.push_back({EventType::kNodeChildrenChanged, parent->first.str(), acls_.share(parent->second.acl)});

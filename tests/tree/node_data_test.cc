@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -9,7 +10,7 @@ namespace zkraft::tree {
 namespace {
 
 TEST(NodeDataTest, InlineAndHeapSizes) {
-  for (size_t n : {0u, 1u, 15u, 16u, 17u, 100u, 5000u}) {
+  for (size_t n : {0u, 1u, 12u, 13u, 14u, 16u, 17u, 100u, 5000u}) {
     std::string bytes(n, '\0');
     for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<char>('a' + i % 26);
     NodeData d(bytes);
@@ -17,9 +18,21 @@ TEST(NodeDataTest, InlineAndHeapSizes) {
     EXPECT_EQ(d.view(), bytes);
     EXPECT_EQ(d.str(), bytes);
   }
-  // Byte-aligned 17 bytes: Znode packs its kind and null flag right after it (tree/znode.h).
-  EXPECT_EQ(sizeof(NodeData), 17u);
+  // Byte-aligned 14 bytes: Znode packs its kind and null flag right after it (tree/znode.h).
+  EXPECT_EQ(sizeof(NodeData), 14u);
   EXPECT_EQ(alignof(NodeData), 1u);
+}
+
+TEST(NodeDataTest, AHeapBlocksSizeKeepsAllItsFiveBytes) {
+  // The size is stored in 5 bytes (tree/packed_block.h): sizes past 32 bits come back whole.
+  char ref[packed_block::kRefBytes];
+  char* const block = reinterpret_cast<char*>(uintptr_t{0x123456789ab0});
+  for (uint64_t n : {uint64_t{1}, uint64_t{255}, uint64_t{256}, uint64_t{1} << 32, (uint64_t{1} << 32) + 7,
+                     packed_block::kMaxSize}) {
+    packed_block::store(ref, block, static_cast<size_t>(n));
+    EXPECT_EQ(packed_block::size(ref), n);
+    EXPECT_EQ(packed_block::pointer(ref), block);
+  }
 }
 
 TEST(NodeDataTest, CopyMoveAssignClear) {
