@@ -1,7 +1,7 @@
 #pragma once
 // One znode as the tree stores it. Kept small on purpose (the tree must use less memory per node
 // than ZooKeeper): the full path lives only once, as the key of the tree's path index (inline
-// up to 30 bytes, tree/path_key.h); children are pointers to those index entries; ACLs are ids
+// up to 22 bytes, tree/path_key.h); children are pointers to those index entries; ACLs are ids
 // into the AclCache; what only a node that has had children needs (the child list, pzxid and
 // cversion) lives in a ChildList block of its own, which a leaf does not have.
 
@@ -79,11 +79,11 @@ struct Znode {
   }
 };
 
-// The path index entry is one std::unordered_map node: next pointer 8, PathKey 32, Znode 80 = 120
-// bytes (the hash is not cached: ZnodeTree::TransparentHash is noexcept), a 120-byte block of the
+// The path index entry is one std::unordered_map node: next pointer 8, PathKey 24, Znode 80 = 112
+// bytes (the hash is not cached: ZnodeTree::TransparentHash is noexcept), a 112-byte block of the
 // tree's BlockPool (tree/block_pool.h). Znode's 80: five 64-bit fields 40, four 32-bit 16, data 14,
 // kind 1, data_null 1, children 8.
 static_assert(sizeof(Znode) <= 80, "Znode grew: check tree_memory_bench");
-static_assert(sizeof(ZnodeEntry) <= 112, "the path key grew: check tree_memory_bench");
+static_assert(sizeof(ZnodeEntry) <= 104, "the path key grew: check tree_memory_bench");
 
 }  // namespace zkraft::tree

@@ -1,4 +1,4 @@
-// PathKey: the path index's key keeps 30 bytes inline and longer paths in one exact block.
+// PathKey: the path index's key keeps 22 bytes inline and longer paths in one exact block.
 #include "tree/path_key.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@ namespace zkraft::tree {
 namespace {
 
 TEST(PathKey, KeepsEveryLengthAcrossTheInlineLimit) {
-  for (size_t n : {0, 1, 15, 16, 17, 29, 30, 31, 32, 100, 5000}) {
+  for (size_t n : {0, 1, 15, 16, 17, 21, 22, 23, 24, 30, 31, 100, 5000}) {
     SCOPED_TRACE(n);
     std::string s;
     for (size_t i = 0; i < n; ++i) s.push_back(static_cast<char>('a' + i % 26));
@@ -30,23 +30,25 @@ TEST(PathKey, KeepsEveryLengthAcrossTheInlineLimit) {
     const char* before = k.data();
     PathKey moved(std::move(k));
     EXPECT_EQ(moved.view(), s);
-    if (n > 30) {
+    if (n > 22) {
       EXPECT_EQ(moved.data(), before);  // the block moves with it
     }
     EXPECT_TRUE(k.empty());                        // NOLINT: the moved-from key is empty
   }
 }
 
-// The key's bytes live inside its own 32 bytes (no heap block of their own).
+// The key's bytes live inside its own 24 bytes (no heap block of their own).
 bool inline_in(const PathKey& k) {
   const char* self = reinterpret_cast<const char*>(&k);
   return k.data() >= self && k.data() < self + sizeof k;
 }
 
-TEST(PathKey, PathsUpTo30BytesNeedNoHeapBlock) {
+TEST(PathKey, PathsUpTo22BytesNeedNoHeapBlock) {
   EXPECT_TRUE(inline_in(PathKey("/mem/c-0000012345")));  // 17 bytes: a std::string allocates
-  EXPECT_TRUE(inline_in(PathKey(std::string(30, 'p'))));
-  EXPECT_FALSE(inline_in(PathKey(std::string(31, 'p'))));
+  EXPECT_TRUE(inline_in(PathKey("/locks/lock-0000000042")));
+  EXPECT_TRUE(inline_in(PathKey(std::string(22, 'p'))));
+  EXPECT_FALSE(inline_in(PathKey(std::string(23, 'p'))));
+  EXPECT_EQ(sizeof(PathKey), 24u);
 }
 
 TEST(PathKey, WorksAsATransparentHashKey) {
