@@ -71,14 +71,14 @@ class AdminCommandsTest : public ::testing::Test {
       if (!answering) return std::nullopt;
       return allow;
     };
-    context.snapshot = [this]() -> std::optional<AdminSnapshot> {
+    context.snapshot = []() -> std::optional<AdminSnapshot> {
       return AdminSnapshot{"SNAPSHOT-BYTES", 0x100000002};
     };
   }
 
   AdminReply get(const std::string& target, const std::string& method = "GET",
                  std::optional<std::string> auth = std::nullopt) {
-    return handle_admin_request(AdminRequest{method, target, std::move(auth), "192.0.2.9"}, context);
+    return handle_admin_request(AdminRequest{method, target, std::move(auth), "192.0.2.9", ""}, context);
   }
   Json json(const std::string& target) {
     AdminReply r = get(target);

@@ -64,7 +64,7 @@ class DashboardTest : public ::testing::Test {
     };
   }
   AdminReply get(const std::string& target, const std::string& method = "GET") {
-    return handle_admin_port_request(AdminRequest{method, target, std::nullopt, "192.0.2.9"}, context);
+    return handle_admin_port_request(AdminRequest{method, target, std::nullopt, "192.0.2.9", ""}, context);
   }
 
   Config config;
@@ -125,7 +125,7 @@ TEST_F(DashboardTest, TheAssetsAskNothingOfAnotherOrigin) {
 TEST_F(DashboardTest, ZooKeeperPathsAreAnsweredAsBefore) {
   for (const std::string target : {"/commands", "/commands/ruok", "/commands/stat", "/health",
                                    "/ready", "/commandsX", "/nope", "/dashboard/other"}) {
-    AdminReply want = handle_admin_request(AdminRequest{"GET", target, std::nullopt, "192.0.2.9"}, context);
+    AdminReply want = handle_admin_request(AdminRequest{"GET", target, std::nullopt, "192.0.2.9", ""}, context);
     AdminReply got = get(target);
     EXPECT_EQ(got.status, want.status) << target;
     EXPECT_EQ(got.content_type, want.content_type) << target;
@@ -133,13 +133,13 @@ TEST_F(DashboardTest, ZooKeeperPathsAreAnsweredAsBefore) {
   }
   EXPECT_EQ(get("/nope").status, 404);
   EXPECT_EQ(get("/commands/ruok").status, 200);
-  EXPECT_FALSE(handle_dashboard_request(AdminRequest{"GET", "/commands/ruok", {}, ""}, context));
-  EXPECT_FALSE(handle_dashboard_request(AdminRequest{"GET", "/health", {}, ""}, context));
+  EXPECT_FALSE(handle_dashboard_request(AdminRequest{"GET", "/commands/ruok", {}, "", ""}, context));
+  EXPECT_FALSE(handle_dashboard_request(AdminRequest{"GET", "/health", {}, "", ""}, context));
 }
 
 TEST_F(DashboardTest, TheCommandUrlWinsWhenConfiguredOverADashboardPath) {
   config.admin_command_url = "/dashboard";
-  EXPECT_FALSE(handle_dashboard_request(AdminRequest{"GET", "/dashboard/status.json", {}, ""}, context));
+  EXPECT_FALSE(handle_dashboard_request(AdminRequest{"GET", "/dashboard/status.json", {}, "", ""}, context));
   AdminReply r = get("/dashboard/status.json");  // a command named "status.json": unknown
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(Json::parse(r.body)["error"], "Unknown command: status.json");

@@ -150,7 +150,7 @@ MetricsStatus leader_status() {
 
 std::string page(const MetricsStatus& m, const std::string& query, int* status = nullptr) {
   PrometheusExporter e;
-  AdminRequest r{"GET", "/metrics" + query, std::nullopt, "127.0.0.1"};
+  AdminRequest r{"GET", "/metrics" + query, std::nullopt, "127.0.0.1", ""};
   AdminReply reply = handle_metrics_request(r, [&] { return std::optional<MetricsStatus>(m); }, e, 0);
   if (status) *status = reply.status;
   EXPECT_EQ(reply.content_type, "text/plain; version=0.0.4; charset=utf-8");
@@ -216,7 +216,7 @@ TEST(Page, OtherPathsAndMethodsAnsweredAsZooKeepersJetty) {
     return std::optional<MetricsStatus>(MetricsStatus{});
   };
   auto ask = [&](const char* method, const char* target) {
-    return handle_metrics_request(AdminRequest{method, target, std::nullopt, ""}, fetch, e, 0)
+    return handle_metrics_request(AdminRequest{method, target, std::nullopt, "", ""}, fetch, e, 0)
         .status;
   };
   EXPECT_EQ(ask("GET", "/"), 404);
@@ -230,7 +230,7 @@ TEST(Page, OtherPathsAndMethodsAnsweredAsZooKeepersJetty) {
   EXPECT_EQ(ask("HEAD", "/metrics"), 200);
   EXPECT_EQ(calls, 2);
   auto none = [] { return std::optional<MetricsStatus>(); };
-  EXPECT_EQ(handle_metrics_request(AdminRequest{"GET", "/metrics", std::nullopt, ""}, none, e, 0)
+  EXPECT_EQ(handle_metrics_request(AdminRequest{"GET", "/metrics", std::nullopt, "", ""}, none, e, 0)
                 .status,
             503);
 }
