@@ -176,8 +176,8 @@ void ZnodeTree::quota_recount(std::string_view path) {
       stack.pop_back();
       ++count;
       bytes += static_cast<int64_t>(cur->second.data.size());
-      if (cur->second.children) {
-        for (const ZnodeEntry* c : cur->second.children->entries) stack.push_back(c);
+      if (const ChildList* list = cur->second.children()) {
+        for (const ZnodeEntry* c : list->entries) stack.push_back(c);
       }
     }
   }

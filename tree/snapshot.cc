@@ -62,12 +62,12 @@ void ZnodeTree::write_node(jute::Writer& w, const ZnodeEntry& e) {
   w.write_long(n.pzxid());
   w.write_long(n.ctime);
   w.write_long(n.mtime);
-  w.write_long(n.owner);
+  w.write_long(n.owner());
   w.write_int(n.version);
   w.write_int(n.cversion());
   w.write_int(n.aversion);
   w.write_int(static_cast<int32_t>(n.acl));
-  w.write_int(static_cast<int32_t>(n.kind));
+  w.write_int(static_cast<int32_t>(n.kind()));
 }
 
 template <class F>
@@ -82,8 +82,8 @@ void ZnodeTree::for_each_preorder(F&& f) const {
     } else {
       f(*e);
     }
-    if (e->second.children) {
-      const auto& kids = e->second.children->entries;
+    if (const ChildList* list = e->second.children()) {
+      const auto& kids = list->entries;
       for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
     }
   }
@@ -167,35 +167,39 @@ bool ZnodeTree::deserialize(jute::Reader& r) {
     std::string path;
     Znode n;
     int32_t acl = 0, kind = 0, cversion = 0;
-    int64_t pzxid = 0;
+    int64_t pzxid = 0, owner = 0;
     if (!r.read_string(path) || !r.read_buffer(data) || !r.read_long(n.czxid) ||
         !r.read_long(n.mzxid) || !r.read_long(pzxid) || !r.read_long(n.ctime) ||
-        !r.read_long(n.mtime) || !r.read_long(n.owner) || !r.read_int(n.version) ||
+        !r.read_long(n.mtime) || !r.read_long(owner) || !r.read_int(n.version) ||
         !r.read_int(cversion) || !r.read_int(n.aversion) || !r.read_int(acl) ||
         !r.read_int(kind)) {
       return false;
     }
-    n.set_child_stamp(pzxid, cversion);
     if (kind < 0 || kind > static_cast<int32_t>(NodeKind::kTtl)) return false;
-    n.kind = static_cast<NodeKind>(kind);
+    const NodeKind node_kind = static_cast<NodeKind>(kind);
     if (acl < 1 || !t.acls_.contains(static_cast<uint32_t>(acl))) return false;
     n.acl = static_cast<uint32_t>(acl);
     n.data_null = data.is_null;
     if (data.is_null && !data.bytes.empty()) return false;
     n.data.assign(data.bytes);
-    switch (n.kind) {
+    switch (node_kind) {
       case NodeKind::kEphemeral:
-        if (n.owner == 0) return false;
+        if (owner == 0) return false;
+        // An ephemeral never has had a child, so it has a leaf's child stamp (and no room for
+        // another: Znode keeps its owner where a parent keeps its ChildList).
+        if (pzxid != n.czxid || cversion != 0) return false;
         break;
       case NodeKind::kTtl:
-        if (n.owner <= 0 || n.owner > kMaxTtlMs) return false;
+        if (owner <= 0 || owner > kMaxTtlMs) return false;
         break;
       default:
-        if (n.owner != 0) return false;
+        if (owner != 0) return false;
     }
+    n.set_child_stamp(pzxid, cversion);
+    n.set_kind(node_kind, owner);
     if (!validate_path(path)) return false;
     if (i == 0) {
-      if (path != "/" || n.kind != NodeKind::kPersistent) return false;
+      if (path != "/" || n.kind() != NodeKind::kPersistent) return false;
       ancestors.push_back(t.insert_entry(std::move(path), std::move(n), nullptr, false));
       continue;
     }
@@ -203,7 +207,7 @@ bool ZnodeTree::deserialize(jute::Reader& r) {
     if (parent_path.empty()) parent_path = "/";  // the root's children
     while (!ancestors.empty() && ancestors.back()->first != parent_path) ancestors.pop_back();
     ZnodeEntry* parent = ancestors.empty() ? t.find(parent_path) : ancestors.back();
-    if (!parent || parent->second.kind == NodeKind::kEphemeral) return false;
+    if (!parent || parent->second.kind() == NodeKind::kEphemeral) return false;
     if (ancestors.empty()) ancestors.push_back(parent);
     ZnodeEntry* e = t.insert_entry_if_new(std::move(path), std::move(n), parent);
     if (!e) return false;  // the same path twice

@@ -133,10 +133,10 @@ uint64_t finish_content(NodeHasher h, const Znode& n) {
 }
 
 uint64_t finish_meta(NodeHasher h, const Znode& n) {
-  for (int64_t v : {n.czxid, n.mzxid, n.pzxid(), n.ctime, n.mtime, n.owner}) h.word(static_cast<uint64_t>(v));
+  for (int64_t v : {n.czxid, n.mzxid, n.pzxid(), n.ctime, n.mtime, n.owner()}) h.word(static_cast<uint64_t>(v));
   for (int32_t v : {n.version, n.cversion(), n.aversion}) h.word(static_cast<uint32_t>(v));
   h.word(n.acl);
-  h.word(static_cast<uint64_t>(n.kind));
+  h.word(static_cast<uint64_t>(n.kind()));
   return h.finish(0x632be59bd9b4e019ULL);
 }
 
@@ -162,14 +162,13 @@ Znode ZnodeTree::copy_header(const Znode& n) {
   c.czxid = n.czxid;
   c.mzxid = n.mzxid;
   c.set_child_stamp(n.pzxid(), n.cversion());
+  c.set_kind(n.kind(), n.owner());
   c.ctime = n.ctime;
   c.mtime = n.mtime;
-  c.owner = n.owner;
   c.version = n.version;
   c.aversion = n.aversion;
   c.acl = n.acl;
   c.index_in_parent = n.index_in_parent;
-  c.kind = n.kind;
   c.data_null = n.data_null;
   c.data = n.data;
   return c;
@@ -213,10 +212,10 @@ ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_sav
   acls_.add_ref(n.acl);
   data_size_ += size_of(key, n);
   hash(*e, fused_hash ? node_hash(*e) : content_hash(*e) + meta_hash(*e));
-  switch (n.kind) {
+  switch (n.kind()) {
     case NodeKind::kEphemeral: {
-      ZKRAFT_INVARIANT(n.owner != 0, "an ephemeral node has an owner session");
-      const bool added = ephemerals_[n.owner].insert(key).second;
+      ZKRAFT_INVARIANT(n.owner() != 0, "an ephemeral node has an owner session");
+      const bool added = ephemerals_[n.owner()].insert(key).second;
       ZKRAFT_INVARIANT(added, "the ephemeral table lists each node once, under its owner");
       break;
     }
@@ -231,9 +230,9 @@ Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
   std::string_view key = e->first;
   Znode& n = e->second;
   unhash(*e, content_hash(*e) + meta_hash(*e));
-  switch (n.kind) {
+  switch (n.kind()) {
     case NodeKind::kEphemeral: {
-      auto it = ephemerals_.find(n.owner);
+      auto it = ephemerals_.find(n.owner());
       const bool listed = it != ephemerals_.end() && it->second.erase(key) == 1;
       ZKRAFT_INVARIANT(listed, "the ephemeral table lists each node once, under its owner");
       if (it->second.empty()) ephemerals_.erase(it);
@@ -247,8 +246,8 @@ Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
   ZKRAFT_INVARIANT(data_size_ >= 1, "the data size never goes below the root's");
   acls_.release(n.acl);
   if (parent) {
-    ZKRAFT_INVARIANT(parent->second.children != nullptr, "a removed child is in its parent's list");
-    auto& kids = parent->second.children->entries;
+    ZKRAFT_INVARIANT(parent->second.children() != nullptr, "a removed child is in its parent's list");
+    auto& kids = parent->second.child_list().entries;
     uint32_t i = n.index_in_parent;
     ZKRAFT_INVARIANT(i < kids.size() && kids[i] == e, "a removed child is in its parent's list");
     ZnodeEntry* last = kids.back();

@@ -185,8 +185,8 @@ class ZnodeTree {
 
  private:
   // Both calls are noexcept because libstdc++ caches the hash in each index node unless hashing
-  // a key cannot throw (std::__cache_default). Not caching saves 8 bytes per entry (112 bytes
-  // instead of 120, tree/znode.h); the price: a rehash hashes the keys again, and a lookup
+  // a key cannot throw (std::__cache_default). Not caching saves 8 bytes per entry (104 bytes
+  // instead of 112, tree/znode.h); the price: a rehash hashes the keys again, and a lookup
   // hashes the key of each other entry of the bucket it walks past.
   struct TransparentHash {
     using is_transparent = void;
@@ -199,8 +199,8 @@ class ZnodeTree {
   static_assert(std::is_nothrow_invocable_v<const TransparentHash&, const PathKey&>);
 #if defined(__GLIBCXX__)
   static_assert(!std::__cache_default<PathKey, TransparentHash>::value, "the index caches hashes");
-  static_assert(sizeof(std::__detail::_Hash_node<ZnodeEntry, false>) == 112,
-                "an index node is 112 bytes (tree/znode.h)");
+  static_assert(sizeof(std::__detail::_Hash_node<ZnodeEntry, false>) == 104,
+                "an index node is 104 bytes (tree/znode.h)");
 #endif
 
   // One reversible step of a multi, undone in reverse order on failure.

@@ -35,9 +35,9 @@ int32_t ZnodeTree::get_children(std::string_view path, const std::vector<jute::I
   if (!e) return err::kNoNode;
   if (!allowed(e->second, jute::perms::kRead, auth)) return err::kNoAuth;
   children.clear();
-  if (e->second.children) {
-    children.reserve(e->second.children->entries.size());
-    for (const ZnodeEntry* c : e->second.children->entries) children.emplace_back(name_of(c->first));
+  if (const ChildList* list = e->second.children()) {
+    children.reserve(list->entries.size());
+    for (const ZnodeEntry* c : list->entries) children.emplace_back(name_of(c->first));
   }
   if (stat) fill_stat(e->second, *stat);
   return err::kOk;
@@ -77,9 +77,10 @@ int32_t ZnodeTree::get_all_children_number(std::string_view path,
   while (!stack.empty()) {
     const ZnodeEntry* cur = stack.back();
     stack.pop_back();
-    if (!cur->second.children) continue;
-    count += static_cast<int64_t>(cur->second.children->entries.size());
-    for (const ZnodeEntry* c : cur->second.children->entries) stack.push_back(c);
+    const ChildList* list = cur->second.children();
+    if (!list) continue;
+    count += static_cast<int64_t>(list->entries.size());
+    for (const ZnodeEntry* c : list->entries) stack.push_back(c);
   }
   n = static_cast<int32_t>(count);
   return err::kOk;
@@ -150,7 +151,7 @@ std::vector<std::string> ZnodeTree::reap_candidates(int64_t now_ms, size_t max,
   for (std::string_view p : ttls_) {
     if (out.size() >= max) return out;
     const Znode& n = find(p)->second;
-    if (n.num_children() == 0 && n.owner != 0 && now_ms - n.mtime > n.owner) out.emplace_back(p);
+    if (n.num_children() == 0 && n.owner() != 0 && now_ms - n.mtime > n.owner()) out.emplace_back(p);
   }
   return out;
 }

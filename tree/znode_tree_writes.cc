@@ -53,7 +53,7 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
   if (jute::create_mode::is_sequential(mode)) full += sequence_suffix(p.cversion());
   if (!validate_path(full)) return err::kBadArguments;
   if (find(full)) return err::kNodeExists;
-  if (p.kind == NodeKind::kEphemeral) return err::kNoChildrenForEphemerals;
+  if (p.kind() == NodeKind::kEphemeral) return err::kNoChildrenForEphemerals;
   {
     auto bytes = static_cast<int64_t>(data.is_null ? 0 : data.bytes.size());
     if (int32_t rc = quota_check(full, bytes, 1); rc != err::kOk) return rc;
@@ -73,14 +73,12 @@ int32_t ZnodeTree::do_create(const TxnContext& ctx, std::string_view path,
   n.czxid = n.mzxid = ctx.zxid;  // and so pzxid: a new node is a leaf
   n.ctime = n.mtime = ctx.time_ms;
   if (jute::create_mode::is_container(mode)) {
-    n.kind = NodeKind::kContainer;
+    n.set_kind(NodeKind::kContainer, 0);
   } else if (jute::create_mode::is_ttl(mode)) {
-    n.kind = NodeKind::kTtl;
-    n.owner = ttl;
+    n.set_kind(NodeKind::kTtl, ttl);
   } else if (jute::create_mode::is_ephemeral(mode) && ctx.session_id != 0) {
     // ZooKeeper stores owner 0 as a plain persistent node, so an ephemeral without a session is one.
-    n.kind = NodeKind::kEphemeral;
-    n.owner = ctx.session_id;
+    n.set_kind(NodeKind::kEphemeral, ctx.session_id);
   }
   n.acl = acls_.intern(fixed);
   n.data_null = data.is_null;
@@ -289,8 +287,8 @@ void ZnodeTree::close_session(const TxnContext& ctx, int64_t session_id,
     for (const auto& p : paths) {
       ZnodeEntry* node = find(p);
       ZnodeEntry* parent = find(parent_of(p));
-      ZKRAFT_INVARIANT(node && parent && node->second.kind == NodeKind::kEphemeral &&
-                           node->second.owner == session_id,
+      ZKRAFT_INVARIANT(node && parent && node->second.kind() == NodeKind::kEphemeral &&
+                           node->second.owner() == session_id,
                        "the ephemeral table agrees with each node's owner");
       erase_node(ctx, node, parent, out);
     }
@@ -305,7 +303,7 @@ int32_t ZnodeTree::delete_container(const TxnContext& ctx, std::string_view path
     ZnodeEntry* node = find(path);
     if (!node) return err::kNoNode;
     if (node->second.num_children() != 0) return err::kNotEmpty;
-    if (node->second.kind == NodeKind::kEphemeral) return err::kBadVersion;
+    if (node->second.kind() == NodeKind::kEphemeral) return err::kBadVersion;
     ZnodeEntry* parent = find(parent_of(path));
     if (!parent) return err::kNoNode;
     erase_node(ctx, node, parent, out);

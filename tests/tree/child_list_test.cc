@@ -3,6 +3,8 @@
 // restore that list, and check the Stat ZooKeeper gives at each step (DataTree.createNode and
 // deleteNode of 3.9: pzxid moves to the zxid of each child create and delete, cversion counts
 // creates and deletes as clients see it, and neither goes back when the last child goes).
+// An ephemeral keeps its owning session where that list's pointer would be, and a TTL node keeps
+// its TTL in its list: the last tests follow both through the same changes.
 #include <gtest/gtest.h>
 
 #include "tests/tree/tree_test_util.h"
@@ -111,6 +113,57 @@ TEST(ChildListTest, AFailedMultiPutsBackTheChildStampOfALeafItMadeAParent) {
   EXPECT_EQ(children(t, "/p"), std::vector<std::string>{"only"});
   EXPECT_TRUE(children(t, "/leaf").empty());
   EXPECT_EQ(t.rolling_digest(), digest_before);
+}
+
+constexpr int32_t kEphemeralMode = 1;
+constexpr int32_t kTtlMode = 5;  // PERSISTENT_WITH_TTL
+
+TEST(ChildListTest, AnEphemeralKeepsItsOwnerThroughAFailedMultiAndASnapshot) {
+  ZnodeTree t;
+  ASSERT_EQ(create(t, 1, "/e", "x", kEphemeralMode, kOpen, 0x1234), err::kOk);
+  ASSERT_EQ(create(t, 2, "/e/c"), err::kNoChildrenForEphemerals);
+  EXPECT_EQ(stat(t, "/e").ephemeral_owner, 0x1234);
+
+  // The multi deletes the ephemeral (its Znode moves into the undo log) and fails: it comes back.
+  std::vector<MultiOp> ops{DeleteOp{"/e", -1}, DeleteOp{"/missing", -1}};
+  std::vector<WatchTrigger> out;
+  bool ok = true;
+  t.multi(ctx(3), ops, out, ok);
+  ASSERT_FALSE(ok);
+  EXPECT_EQ(stat(t, "/e").ephemeral_owner, 0x1234);
+  EXPECT_EQ(stat(t, "/e").pzxid, 1);
+  EXPECT_EQ(t.ephemeral_count(), 1u);
+
+  ZnodeTree back = restored(snapshot_of(t));
+  EXPECT_EQ(stat(back, "/e").ephemeral_owner, 0x1234);
+  EXPECT_EQ(back.digest(), t.digest());
+  // The session's close finds it by that owner, in the copy as in the original.
+  back.close_session(ctx(4), 0x1234, out);
+  EXPECT_FALSE(back.contains("/e"));
+  EXPECT_EQ(back.ephemeral_count(), 0u);
+}
+
+TEST(ChildListTest, ATtlNodeKeepsItsTtlBesideItsChildren) {
+  ZnodeTree t;
+  ASSERT_EQ(create(t, 1, "/t", "", kTtlMode, kOpen, 0, nullptr, 500), err::kOk);
+  jute::Stat s = stat(t, "/t");
+  EXPECT_EQ(s.ephemeral_owner, 0);  // DataNode.getClientEphemeralOwner: 0 but for a session
+  EXPECT_EQ(s.pzxid, 1);            // a leaf's child stamp, though its list exists for the TTL
+  EXPECT_EQ(s.cversion, 0);
+
+  ASSERT_EQ(create(t, 2, "/t/c"), err::kOk);
+  EXPECT_EQ(stat(t, "/t").pzxid, 2);
+  // Time is zxid * 1000 ms: long past the TTL, but a node with a child is not reaped.
+  EXPECT_TRUE(t.reap_candidates(100000, 10).empty());
+  ASSERT_EQ(remove(t, 3, "/t/c"), err::kOk);
+  EXPECT_EQ(t.reap_candidates(1400, 10), std::vector<std::string>{});  // mtime 1000 + 500 not passed
+  EXPECT_EQ(t.reap_candidates(1600, 10), std::vector<std::string>{"/t"});
+
+  ZnodeTree back = restored(snapshot_of(t));
+  EXPECT_EQ(back.reap_candidates(1400, 10), std::vector<std::string>{});
+  EXPECT_EQ(back.reap_candidates(1600, 10), std::vector<std::string>{"/t"});
+  expect_same_stat(stat(back, "/t"), stat(t, "/t"));
+  EXPECT_EQ(back.digest(), t.digest());
 }
 
 }  // namespace

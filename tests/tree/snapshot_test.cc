@@ -206,6 +206,43 @@ TEST(SnapshotTest, RejectsStructuralLies) {
   EXPECT_FALSE(u.contains("/zookeeper"));
 }
 
+// An ephemeral has no room for a child stamp (its owner sits where a parent's ChildList pointer
+// would, tree/znode.h), and none is possible: it never has children. A snapshot that claims one
+// is refused, not loaded and not a crash.
+TEST(SnapshotTest, RejectsAnEphemeralWithAChildStamp) {
+  auto with_ephemeral = [](int64_t pzxid, int32_t cversion) {
+    jute::Writer w;
+    w.write_int(0x5a4b5452);
+    w.write_int(1);
+    w.write_long(0);
+    w.write_int(2);
+    w.write_int(1);
+    w.write_int(1);
+    jute::encode(w, kOpen);
+    w.write_int(0);  // no quota paths
+    w.write_long(2);
+    auto node = [&](const std::string& path, int64_t czxid, int64_t node_pzxid, int64_t owner,
+                    int32_t node_cversion, int32_t kind) {
+      w.write_string(path);
+      w.write_buffer(buf(""));
+      for (int64_t v : {czxid, czxid, node_pzxid, int64_t{0}, int64_t{0}, owner}) w.write_long(v);
+      for (int32_t v : {0, node_cversion, 0}) w.write_int(v);
+      w.write_int(1);
+      w.write_int(kind);
+    };
+    node("/", 0, 0, 0, 0, 0);
+    node("/e", 7, pzxid, 0x1234, cversion, 1);
+    return w.take();
+  };
+  ZnodeTree ok;
+  ASSERT_TRUE(restore(ok, with_ephemeral(7, 0)));
+  EXPECT_EQ(stat(ok, "/e").ephemeral_owner, 0x1234);
+  ZnodeTree bad_pzxid;
+  EXPECT_FALSE(restore(bad_pzxid, with_ephemeral(8, 0)));
+  ZnodeTree bad_cversion;
+  EXPECT_FALSE(restore(bad_cversion, with_ephemeral(7, 1)));
+}
+
 // The loader finds a parent on its stack of the previous node's ancestors (pre-order) and falls
 // back to a lookup otherwise; a repeated path is refused wherever it repeats.
 std::string hand_built(const std::vector<std::string>& paths) {
