@@ -1,12 +1,12 @@
 // tree_memory_bench: heap bytes per znode of zkraft::tree::ZnodeTree.
 //
-// Creates N znodes (default 1,000,000) with 10-byte data and short names, and reports the growth
+// Creates N znodes (default 1,000,000) with D-byte data (default 10) and short names, and reports the growth
 // of what the tree holds, divided by N: glibc's in-use heap (mallinfo2 uordblks + hblkhd) less the
 // tree's BlockPool slabs, plus the pool's blocks in use (tree/block_pool.h). Two shapes: all nodes
 // under one parent, and 1000 parents with N/1000 children each; then the first again with the names a
 // sequential create gives ("/mem/c-0000000042", 17 bytes: past std::string's 15 inline bytes).
 // Built in CI, run by hand:
-//   tree_memory_bench [N]
+//   tree_memory_bench [N [D]]
 #include <malloc.h>
 
 #include <chrono>
@@ -36,10 +36,10 @@ size_t heap_in_use() {
   return m.uordblks + m.hblkhd - static_cast<size_t>(pool.slab_bytes) + static_cast<size_t>(pool.pooled_bytes);
 }
 
-void run(const char* label, long n, long parents, const char* parent_fmt = "/b",
+void run(const char* label, long n, long parents, size_t data_bytes, const char* parent_fmt = "/b",
          const char* child_fmt = "/n%07ld") {
   const std::vector<zkraft::jute::ACL> open{{zkraft::jute::perms::kAll, {"world", "anyone"}}};
-  const zkraft::jute::Buffer data{"0123456789", false};
+  const zkraft::jute::Buffer data{std::string(data_bytes, 'd'), false};
   std::vector<WatchTrigger> out;
   std::string created;
   int64_t zxid = 0;
@@ -113,8 +113,9 @@ void run(const char* label, long n, long parents, const char* parent_fmt = "/b",
 
 int main(int argc, char** argv) {
   long n = argc > 1 ? std::atol(argv[1]) : 1000000;
-  run("flat (1 parent)", n, 1);
-  run("spread (1000 parents)", n, 1000);
-  run("flat, sequential names", n, 1, "/mem", "/c-%010ld");
+  size_t data_bytes = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 10;
+  run("flat (1 parent)", n, 1, data_bytes);
+  run("spread (1000 parents)", n, 1000, data_bytes);
+  run("flat, sequential names", n, 1, data_bytes, "/mem", "/c-%010ld");
   return 0;
 }

@@ -10,9 +10,17 @@
 // grows has no holes, a freed block is reused by the next one of its class, and each block takes
 // exactly its class's size (glibc adds 8 bytes and rounds to 16).
 //
-// Sizes are rounded up to a multiple of kGranule; blocks up to kMaxPooled bytes come from the
-// class's slabs (kSlabBytes each), larger ones from operator new. Every block is 8-byte aligned.
-// Slabs go back to the system only when the pool is destroyed: freed blocks wait for reuse.
+// Two kinds of block:
+//  - aligned blocks (allocate): sizes rounded up to a multiple of kGranule, each class carved from
+//    slabs of its own, so every block is 8-byte aligned (the path index's entries);
+//  - byte blocks (allocate_bytes): exactly the size asked (at least kMinBytes), unaligned, all
+//    carved from one slab shared by every byte size (data and long paths, which their owners
+//    read with memcpy: tree/packed_block.h). 100 bytes of data take 100, not 104.
+// Blocks up to kMaxPooled bytes come from the slabs (kSlabBytes each), larger ones from operator
+// new. Slabs go back to the system only when the pool is destroyed: freed blocks wait for reuse,
+// each by a block of its own class (aligned) or its own exact size (bytes). With sizes that
+// change a lot, free byte blocks can wait longer than aligned ones, since exact sizes are more
+// classes; what waits is bounded by the live blocks each size has had at most.
 //
 // Not thread-safe, and needs no lock: the tree's blocks come from the calling thread's own pool
 // (tree()), and a tree is used by one thread at a time. A block may be freed on another thread
@@ -33,6 +41,7 @@ class BlockPool {
   static constexpr size_t kGranule = 8;
   static constexpr size_t kMaxPooled = 256;
   static constexpr size_t kSlabBytes = size_t{1} << 20;
+  static constexpr size_t kMinBytes = sizeof(void*);  // a free byte block holds the next's address
 
   // A pass-through pool sends every block to operator new (what AddressSanitizer builds use, so
   // that it still sees each block's bounds and lifetime).
@@ -43,13 +52,16 @@ class BlockPool {
 
   bool pass_through() const { return pass_through_; }
 
-  // n > 0.
+  // n > 0. An 8-byte aligned block.
   void* allocate(size_t n);
   void deallocate(void* p, size_t n) noexcept;
+  // n > 0. A block of max(n, kMinBytes) bytes with no alignment.
+  char* allocate_bytes(size_t n);
+  void deallocate_bytes(char* p, size_t n) noexcept;
 
   struct Stats {
     int64_t slab_bytes = 0;    // taken from the system for slabs
-    int64_t pooled_bytes = 0;  // allocated here from slabs (class sizes) less freed here
+    int64_t pooled_bytes = 0;  // allocated here from slabs (class or byte sizes) less freed here
     int64_t large_bytes = 0;   // the same for blocks above kMaxPooled (their asked sizes)
   };
   Stats stats() const { return stats_; }
@@ -69,8 +81,16 @@ class BlockPool {
     char* end = nullptr;
   };
 
+  // A new slab, recorded before it is used (so that a throw leaks nothing).
+  char* new_slab();
+
   const bool pass_through_;
   std::array<SizeClass, kClasses> classes_{};
+  // Byte blocks: a free list per exact size (the next block's address stored unaligned in the
+  // first 8 bytes of each free block) and the uncarved rest of their shared slab.
+  std::array<char*, kMaxPooled + 1> free_bytes_{};
+  char* bytes_next_ = nullptr;
+  char* bytes_end_ = nullptr;
   std::vector<void*> slabs_;
   Stats stats_;
 };

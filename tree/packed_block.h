@@ -23,8 +23,9 @@ inline constexpr size_t kRefBytes = sizeof(char*) + kSizeBytes;
 inline constexpr uint64_t kMaxSize = (uint64_t{1} << (8 * kSizeBytes)) - 1;
 
 // A block of n > 0 bytes, and its release (with the same n).
-inline char* allocate(size_t n) { return static_cast<char*>(BlockPool::tree().allocate(n)); }
-inline void release(char* block, size_t n) { BlockPool::tree().deallocate(block, n); }
+// Byte blocks: exactly n bytes and no alignment (their bytes are only copied and compared).
+inline char* allocate(size_t n) { return BlockPool::tree().allocate_bytes(n); }
+inline void release(char* block, size_t n) { BlockPool::tree().deallocate_bytes(block, n); }
 
 inline char* pointer(const char* buf) {
   char* p;

@@ -43,6 +43,65 @@ TEST(BlockPoolTest, FreedBlocksAreReusedWithinTheirClassOnly) {
   EXPECT_EQ(pool.stats().slab_bytes, 2 * BlockPool::kSlabBytes);  // classes 24 and 136
 }
 
+TEST(BlockPoolTest, ByteBlocksTakeExactlyTheirSizeFromOneSharedSlab) {
+  BlockPool pool;
+  std::vector<char*> blocks;
+  size_t expected = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const size_t n = i % 2 ? 100 : 37;  // two sizes, one slab, back to back
+    char* p = pool.allocate_bytes(n);
+    std::memset(p, i & 0xFF, n);
+    if (!blocks.empty()) {
+      EXPECT_EQ(static_cast<size_t>(p - blocks.back()), i % 2 ? 37u : 100u);
+    }
+    blocks.push_back(p);
+    expected += n;
+  }
+  EXPECT_EQ(pool.stats().pooled_bytes, static_cast<int64_t>(expected));
+  EXPECT_EQ(pool.stats().slab_bytes, static_cast<int64_t>(BlockPool::kSlabBytes));
+  for (int i = 0; i < 1000; ++i) {
+    const size_t n = i % 2 ? 100 : 37;
+    EXPECT_EQ(static_cast<unsigned char>(blocks[i][n - 1]), i & 0xFF);
+  }
+  for (int i = 0; i < 1000; ++i) pool.deallocate_bytes(blocks[i], i % 2 ? 100 : 37);
+  EXPECT_EQ(pool.stats().pooled_bytes, 0);
+}
+
+TEST(BlockPoolTest, FreedByteBlocksAreReusedByTheirExactSizeOnly) {
+  BlockPool pool;
+  char* a = pool.allocate_bytes(100);
+  char* b = pool.allocate_bytes(101);
+  char* tiny = pool.allocate_bytes(3);  // takes kMinBytes
+  EXPECT_EQ(tiny - b, 101);
+  pool.deallocate_bytes(a, 100);
+  pool.deallocate_bytes(b, 101);
+  char* c = pool.allocate_bytes(99);
+  EXPECT_NE(c, a);
+  EXPECT_NE(c, b);
+  EXPECT_EQ(c - tiny, static_cast<ptrdiff_t>(BlockPool::kMinBytes));
+  EXPECT_EQ(pool.allocate_bytes(101), b);  // last freed of its size first
+  EXPECT_EQ(pool.allocate_bytes(100), a);
+  pool.deallocate_bytes(tiny, 3);
+  EXPECT_EQ(pool.allocate_bytes(8), tiny);
+  // Aligned blocks do not come from the byte slab or its free lists.
+  pool.deallocate_bytes(a, 100);
+  void* aligned = pool.allocate(100);
+  EXPECT_NE(aligned, a);
+  EXPECT_TRUE(aligned8(aligned));
+  EXPECT_EQ(pool.stats().slab_bytes, static_cast<int64_t>(2 * BlockPool::kSlabBytes));
+}
+
+TEST(BlockPoolTest, AFullByteSlabLeavesItsRestAsAFreeBlock) {
+  BlockPool pool;
+  const size_t n = 250, fit = BlockPool::kSlabBytes / n, rest = BlockPool::kSlabBytes - fit * n;  // 76
+  char* first = pool.allocate_bytes(n);
+  for (size_t i = 1; i < fit; ++i) ASSERT_EQ(pool.allocate_bytes(n), first + i * n);
+  char* next = pool.allocate_bytes(n);
+  EXPECT_EQ(pool.stats().slab_bytes, static_cast<int64_t>(2 * BlockPool::kSlabBytes));
+  EXPECT_NE(next, first + fit * n);
+  EXPECT_EQ(pool.allocate_bytes(rest), first + fit * n);  // the first slab's last 76 bytes
+}
+
 TEST(BlockPoolTest, ANewSlabWhenOneIsFull) {
   BlockPool pool;
   const size_t per_slab = BlockPool::kSlabBytes / 256;
@@ -67,6 +126,9 @@ TEST(BlockPoolTest, PassThroughUsesNoSlabs) {
   void* p = pool.allocate(40);
   std::memset(p, 1, 40);
   pool.deallocate(p, 40);
+  char* b = pool.allocate_bytes(3);
+  std::memset(b, 1, 3);
+  pool.deallocate_bytes(b, 3);
   EXPECT_EQ(pool.stats().slab_bytes, 0u);
   EXPECT_EQ(pool.stats().pooled_bytes, 0u);
 }
