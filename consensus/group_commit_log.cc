@@ -110,6 +110,13 @@ void GroupCommitLog::run(std::function<void(LogStorage&)> task) {
   if (started_) cv_.notify_one();
 }
 
+void GroupCommitLog::run_once_idle(std::function<void(LogStorage&)> task) {
+  std::lock_guard lock(mu_);
+  if (stopping_) return;
+  idle_task_ = std::move(task);
+  if (started_) cv_.notify_one();  // the thread may be waiting without a timeout
+}
+
 void GroupCommitLog::compact_in_steps(Index through, Index step) {
   run([this, through, step = std::max<Index>(step, 1)](LogStorage& s) {
     const Index first = s.first_index();
@@ -130,7 +137,21 @@ void GroupCommitLog::loop() {
     std::deque<Item> taken;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+      while (queue_.empty() && !stopping_) {
+        if (!idle_task_) {
+          cv_.wait(lock);
+          continue;
+        }
+        // A wake-up that brings no work (run_once_idle again, or spurious) starts the wait over.
+        if (cv_.wait_for(lock, options_.idle_delay) == std::cv_status::timeout && queue_.empty() &&
+            !stopping_) {
+          auto task = std::move(idle_task_);
+          idle_task_ = nullptr;
+          lock.unlock();
+          task(*storage_);
+          lock.lock();
+        }
+      }
       if (queue_.empty() && stopping_) return;
       taken.swap(queue_);
     }

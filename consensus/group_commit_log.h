@@ -53,6 +53,8 @@ struct GroupCommitOptions {
   uint64_t fsync_warning_ms = 1000;
   // How often a write that found the disk full is tried again.
   std::chrono::milliseconds no_space_retry{250};
+  // How long the storage thread must have had nothing to do before it runs run_once_idle's task.
+  std::chrono::milliseconds idle_delay{1000};
 };
 
 // Monotonic counters, readable from any thread (metrics: zk_fsynctime etc.).
@@ -98,6 +100,12 @@ class GroupCommitLog {
 
   // Runs task(storage) on the storage thread after everything submitted before it is durable.
   void run(std::function<void(LogStorage&)> task);
+
+  // Runs task(storage) on the storage thread once it has had nothing to do for
+  // options.idle_delay: for housekeeping that would otherwise hold up writes, and that can wait
+  // for a pause in them (RaftNode gives freed memory back this way). One such task waits at a
+  // time: a call before the previous task ran replaces it. Dropped by stop().
+  void run_once_idle(std::function<void(LogStorage&)> task);
 
   // Compacts the log through `through` (LogStorage::compact, which a stored snapshot must cover)
   // in steps of at most `step` entries, each step a task queued behind whatever was submitted
@@ -165,6 +173,7 @@ class GroupCommitLog {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Item> queue_;
+  std::function<void(LogStorage&)> idle_task_;  // run_once_idle's
   bool started_ = false;
   bool stopping_ = false;
   bool stopped_ = false;

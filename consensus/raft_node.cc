@@ -80,13 +80,9 @@ class RaftNode::Wiring final : public RaftDriverStorage,
   void store_own_snapshot(const SnapshotMeta& meta, SnapshotBytes data, Index compact_through, Done done) override {
     GroupCommitLog& log = *node_.log_;
     log.store_snapshot_beside(meta, std::move(data),
-                              [&log, meta, compact_through, done = std::move(done)](LogStorage& s, Status st) {
-                                // In steps behind later writes: compacting is never needed for
-                                // durability (a crash between steps keeps a longer log, which
-                                // recovers the same state).
-                                if (st.is_ok() && compact_through > 0 && compact_through >= s.first_index()) {
-                                  log.compact_in_steps(std::min({compact_through, meta.index, s.last_index()}));
-                                }
+                              [&log, id = node_.options_.id, meta, compact_through,
+                               done = std::move(done)](LogStorage& s, Status st) {
+                                compact_then_trim(log, s, st, id, meta, compact_through);
                                 warn_if_disk_full(meta, st);
                                 done(std::move(st));
                               });
@@ -101,11 +97,9 @@ class RaftNode::Wiring final : public RaftDriverStorage,
     // The file is written and synced already: only the record remains, in order with the writes
     // (a run() task: behind everything submitted so far, ahead of everything after).
     GroupCommitLog& log = *node_.log_;
-    log.run([&log, meta, file, compact_through, done = std::move(done)](LogStorage& s) {
+    log.run([&log, id = node_.options_.id, meta, file, compact_through, done = std::move(done)](LogStorage& s) {
       Status st = s.publish_snapshot_file(meta, file);
-      if (st.is_ok() && compact_through > 0 && compact_through >= s.first_index()) {
-        log.compact_in_steps(std::min({compact_through, meta.index, s.last_index()}));
-      }
+      compact_then_trim(log, s, st, id, meta, compact_through);
       warn_if_disk_full(meta, st);
       done(std::move(st));
     });
@@ -113,6 +107,31 @@ class RaftNode::Wiring final : public RaftDriverStorage,
 
   void discard_own_snapshot_file(const SnapshotFileWritten& file) override {
     node_.log_->storage().discard_snapshot_file(file);
+  }
+
+  // On the storage thread, once an own snapshot is stored: compacts the stored log behind it, in
+  // steps behind later writes (compacting is never needed for durability: a crash between steps
+  // keeps a longer log, which recovers the same state), and gives the heap's free pages back at
+  // the next pause in the writes. By then the core has dropped its in-memory log up to the
+  // snapshot (~27 MB for 100,000 creates of 100 B) and the compaction's batches are gone.
+  // glibc returns only the free memory at the top of a heap by itself; the rest stays resident
+  // until malloc_trim returns its whole free pages, and with the tree's blocks in their own pool
+  // (tree/block_pool.h) what the heap frees is mostly whole pages. At a pause rather than at once
+  // on the Raft thread, where each trim held the thread 20 to 42 ms while 1,000,000 znodes were
+  // created (every heartbeat and Ready waited; docs/benchmarks.md): under load freed memory is
+  // reused anyway, and a trim at once missed what was freed after it (the compaction's batches).
+  static void compact_then_trim(GroupCommitLog& log, LogStorage& s, const Status& st, NodeId id,
+                                const SnapshotMeta& meta, Index compact_through) {
+    if (st.is_ok() && compact_through > 0 && compact_through >= s.first_index()) {
+      log.compact_in_steps(std::min({compact_through, meta.index, s.last_index()}));
+    }
+    log.run_once_idle([id, index = meta.index](LogStorage&) {
+      auto t0 = std::chrono::steady_clock::now();
+      malloc_trim(0);
+      auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+      spdlog::info("raft node {}: writes paused after the snapshot at index {}; heap trimmed in {} us", id, index,
+                   us.count());
+    });
   }
 
   static void warn_if_disk_full(const SnapshotMeta& meta, const Status& st) {
@@ -156,16 +175,9 @@ class RaftNode::Wiring final : public RaftDriverStorage,
     spdlog::info("raft node {}: membership change at index {} applied", node_.options_.id, index);
   }
   void on_snapshot_taken(const SnapshotMeta& meta, size_t bytes, Index compact_through) override {
-    // The core has just dropped its log up to compact_through (~27 MB for 100,000 creates of
-    // 100 B). glibc gives back only the free memory at the top of its heap by itself; the rest
-    // stays resident until malloc_trim returns its whole free pages. Since the tree's blocks live
-    // in their own pool (tree/block_pool.h), what the heap frees is mostly whole pages: 50 MB
-    // after 1,000,000 creates, for 2 to 4 ms here once per snapshot (docs/benchmarks.md).
-    auto t0 = std::chrono::steady_clock::now();
-    malloc_trim(0);
-    auto trim_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
-    spdlog::info("raft node {}: snapshot at index {} ({} bytes), compacting through {}; heap trimmed in {} us",
-                 node_.options_.id, meta.index, bytes, compact_through, trim_us.count());
+    // The heap is trimmed later, at a pause in the writes (compact_then_trim).
+    spdlog::info("raft node {}: snapshot at index {} ({} bytes), compacting through {}", node_.options_.id,
+                 meta.index, bytes, compact_through);
   }
   void on_snapshot_loaded(const SnapshotMeta& meta, size_t bytes) override {
     spdlog::info("raft node {}: read the snapshot at index {} ({} bytes) back to send it to a follower",

@@ -1,5 +1,5 @@
 // GroupCommitLog: batching (fewer fsyncs than submissions), callback order, durability, merging of
-// overlapping submissions, ordering of run() tasks.
+// overlapping submissions, ordering of run() tasks, tasks that wait for a pause (run_once_idle).
 
 #include <gtest/gtest.h>
 
@@ -319,6 +319,87 @@ TEST(GroupCommit, GroupSyncsOnlyWhenAMemberNeedsIt) {
   log.stop();
   EXPECT_EQ(log.stats().groups, 1u);
   EXPECT_EQ(log.stats().fsyncs, 1u);
+}
+
+// run_once_idle: the task waits until the storage thread has had nothing to do for idle_delay.
+// Submissions every 10 ms keep it busy for 300 ms; whenever the task runs, idle_delay has passed
+// since the last write before it (a lower bound only: a slow machine can only lengthen the gap).
+TEST(GroupCommit, AnIdleTaskWaitsForAPauseInTheWrites) {
+  TempDir tmp;
+  GroupCommitOptions opts;
+  opts.idle_delay = std::chrono::milliseconds(100);
+  GroupCommitLog log(open_ok(tmp.path()), opts);
+  using Clock = std::chrono::steady_clock;
+  std::vector<Clock::time_point> durable;  // storage thread only, like ran_at
+  std::vector<Clock::time_point> ran_at;
+  std::promise<void> ran;
+  log.start();
+  log.run_once_idle([&](LogStorage&) {
+    ran_at.push_back(Clock::now());
+    ran.set_value();
+  });
+  const auto until = Clock::now() + std::chrono::milliseconds(300);
+  for (Index i = 1; Clock::now() < until; ++i) {
+    log.submit({make_entry(i, 1)}, std::nullopt, [&durable](Status s) {
+      EXPECT_TRUE(s.is_ok());
+      durable.push_back(Clock::now());
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(ran.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  log.stop();
+  ASSERT_EQ(ran_at.size(), 1u);
+  ASSERT_FALSE(durable.empty());
+  Clock::time_point last_before = durable.front();
+  for (auto t : durable) {
+    if (t < ran_at[0]) last_before = std::max(last_before, t);
+  }
+  EXPECT_LT(durable.front(), ran_at[0]);  // it did not run before the first write
+  EXPECT_GE(ran_at[0] - last_before, opts.idle_delay);
+}
+
+// A second call before the first task ran replaces it, and stop() drops a task still waiting
+// (and does not wait out its delay).
+TEST(GroupCommit, AnIdleTaskIsReplacedByTheNextAndDroppedByStop) {
+  TempDir tmp;
+  GroupCommitOptions opts;
+  opts.idle_delay = std::chrono::milliseconds(50);
+  GroupCommitLog log(open_ok(tmp.path()), opts);
+  std::mutex gate_mu;
+  std::condition_variable gate_cv;
+  bool gate_open = false;
+  log.run([&](LogStorage&) {  // holds the storage thread while both calls are made
+    std::unique_lock lock(gate_mu);
+    gate_cv.wait(lock, [&] { return gate_open; });
+  });
+  log.start();
+  std::vector<std::string> ran;  // storage thread only
+  std::promise<void> second_ran;
+  log.run_once_idle([&](LogStorage&) { ran.push_back("first"); });
+  log.run_once_idle([&](LogStorage&) {
+    ran.push_back("second");
+    second_ran.set_value();
+  });
+  {
+    std::lock_guard lock(gate_mu);
+    gate_open = true;
+  }
+  gate_cv.notify_all();
+  ASSERT_EQ(second_ran.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+
+  GroupCommitOptions later;
+  later.idle_delay = std::chrono::hours(1);
+  TempDir tmp2;
+  GroupCommitLog other(open_ok(tmp2.path()), later);
+  other.start();
+  bool dropped_ran = false;
+  other.run_once_idle([&](LogStorage&) { dropped_ran = true; });
+  const auto t0 = std::chrono::steady_clock::now();
+  other.stop();
+  log.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::minutes(1));
+  EXPECT_FALSE(dropped_ran);
+  EXPECT_EQ(ran, std::vector<std::string>{"second"});
 }
 
 TEST(GroupCommit, SubmitAfterStopFailsImmediately) {

@@ -14,6 +14,9 @@ from bench_run import record, zk_load
 from bench_servers import ZK_HEAP, ensemble, four_letter, hosts, loadavg, mode, rss_kib, split_kind, standalone
 
 
+SETTLED_AFTER_S = 6  # memory: the second RSS reading, seconds after the fill
+
+
 def base_kind(kind):
     return split_kind(kind)[0]
 
@@ -82,6 +85,11 @@ def run_memory(args, kind, count):
         took = time.time() - t0
         time.sleep(2)
         after = rss_kib(pid)
+        # Read again once the server has been idle a while: housekeeping that waits for a pause in
+        # the writes (zkraft gives its heap's free pages back 1 s into one) has run by then, and a
+        # JVM's collector may have.
+        time.sleep(SETTLED_AFTER_S - 2)
+        settled = rss_kib(pid)
         peak = rss_kib(pid, "VmHWM")
         stat = four_letter(srv[0].port, "mntr")
         znodes = [l for l in stat.splitlines() if "znode_count" in l]
@@ -90,12 +98,13 @@ def run_memory(args, kind, count):
             heap = subprocess.run(["jcmd", str(pid), "GC.heap_info"], capture_output=True, text=True).stdout
             print(heap.strip(), flush=True)
         rec = {"label": "memory", "part": "memory", "kind": base_kind(kind), "nodes": count, "rss_before_kib": before, "rss_after_kib": after,
-               "rss_peak_kib": peak, "created_ok": r["ok"], "seconds": took, "mntr": znodes,
+               "rss_settled_kib": settled, "rss_peak_kib": peak, "created_ok": r["ok"], "seconds": took, "mntr": znodes,
                "heap": ZK_HEAP if kind == "zookeeper" else None, "heap_info": heap}
         record(args, rec)
         out = rec
-        print("%-10s memory: RSS %.1f MiB before, %.1f MiB after %d creates of 100 B (%.0f s), peak %.1f MiB %s"
-              % (kind, before / 1024, after / 1024, r["ok"], took, peak / 1024, znodes), flush=True)
+        print("%-10s memory: RSS %.1f MiB before, %.1f MiB 2 s after %d creates of 100 B (%.0f s), %.1f MiB %d s "
+              "after, peak %.1f MiB %s" % (kind, before / 1024, after / 1024, r["ok"], took, settled / 1024,
+                                           SETTLED_AFTER_S, peak / 1024, znodes), flush=True)
     finally:
         for s in srv:
             s.stop()

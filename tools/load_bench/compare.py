@@ -50,7 +50,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_limits  # noqa: E402
 import bench_snapshot  # noqa: E402
 import bench_summary  # noqa: E402
-from bench_parts import base_kind, run_failover, run_memory, run_restart  # noqa: E402
+from bench_parts import SETTLED_AFTER_S, base_kind, run_failover, run_memory, run_restart  # noqa: E402
 from bench_run import record, zk_load  # noqa: E402
 from bench_servers import ensemble, loadavg, standalone  # noqa: E402
 
@@ -214,8 +214,11 @@ def summary(args, results, limits_lines):
     mem = [r for r in results if r.get("part") == "memory"]
     if mem:
         kinds = list(dict.fromkeys(r["kind"] for r in mem))
-        extra.append(ratio_line("RSS after %d znodes of 100 B" % args.memory_nodes,
+        extra.append(ratio_line("RSS 2 s after %d znodes of 100 B" % args.memory_nodes,
                                 {k: [r["rss_after_kib"] / 1024 for r in mem if r["kind"] == k] for k in kinds}, "MiB"))
+        extra.append(ratio_line("RSS %d s after them (idle)" % SETTLED_AFTER_S,
+                                {k: [r.get("rss_settled_kib", 0) / 1024 for r in mem if r["kind"] == k] for k in kinds},
+                                "MiB"))
         extra.append(ratio_line("peak RSS (VmHWM) during that fill",
                                 {k: [r.get("rss_peak_kib", 0) / 1024 for r in mem if r["kind"] == k] for k in kinds}, "MiB"))
     rs = [r for r in results if r.get("part") == "restart"]
