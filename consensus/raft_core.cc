@@ -334,9 +334,12 @@ void RaftCore::step(const Message& m) {
       follower_keeping_timer(m.term);
     }
   } else if (m.term < term_) {
-    if ((cfg_.check_quorum || cfg_.pre_vote) &&
-        (m.type == MessageType::kHeartbeat || m.type == MessageType::kAppend)) {
-      // A stale leader (e.g. after a partition healed): tell it our term so it steps down.
+    if (m.type == MessageType::kHeartbeat || m.type == MessageType::kAppend) {
+      // A stale leader (e.g. after a partition healed): tell it our term so it steps down (the
+      // rejection of a stale term, Raft §5.1). Also without PreVote and CheckQuorum, where etcd
+      // ignores it and counts on our vote requests reaching the leader: they do not when our
+      // configuration, an uncommitted one still in our log, leaves the leader out (sim seed
+      // 13209 with compact_step 3: a stale leader's "remove 2" kept it campaigning alone).
       Message r;
       r.type = MessageType::kAppendResponse;
       r.to = m.from;
