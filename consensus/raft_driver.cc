@@ -408,10 +408,27 @@ RaftDriverStorage::Done RaftDriver::own_snapshot_stored(Index index) {
 }
 
 void RaftDriver::own_snapshot_handed_to_storage(const SnapshotMeta& meta, size_t bytes, Index compact_to) {
-  core_->compact(compact_to);
+  compact_goal_ = std::max(compact_goal_, compact_to);
+  compact_a_step();
   if (observer_) observer_->on_snapshot_taken(meta, bytes, compact_to);
   // Entries applied while the application worked on this one may already call for the next.
   maybe_snapshot();
+}
+
+void RaftDriver::compact_a_step() {
+  if (stopped_) return;
+  const Index offset = core_->log().offset();
+  if (compact_goal_ <= offset) return;
+  const uint64_t step = options_.compact_step;
+  core_->compact(step == 0 || compact_goal_ - offset <= step ? compact_goal_ : offset + step);
+  // The core may stop short of the goal (it never compacts past its snapshot or applied index,
+  // and a leader's snapshot may have replaced the log): go on only while a step made progress.
+  if (compact_step_posted_ || core_->log().offset() == offset || compact_goal_ <= core_->log().offset()) return;
+  compact_step_posted_ = true;
+  Mailbox::post(mailbox_, [this] {
+    compact_step_posted_ = false;
+    compact_a_step();
+  });
 }
 
 void RaftDriver::manage_snapshot_bytes() {

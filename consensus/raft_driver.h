@@ -42,6 +42,11 @@
 //     (request_snapshot_file); then the core gets only its size (snapshot_taken_on_disk) and the
 //     storage publishes the file (store_own_snapshot_file), so no whole copy of the bytes is
 //     ever in the driver's process unless a follower needs them.
+//   - the core's in-memory log is compacted after an own snapshot in steps of at most
+//     options.compact_step entries, each a task of its own on the executor, so the inputs queued
+//     meanwhile run between them: freeing ~95,000 entries at once held the Raft thread ~240 ms
+//     right after the snapshot's fork (each first write to a page after a fork faults), and
+//     every write in flight waited for it.
 
 #include <cstdint>
 #include <memory>
@@ -99,6 +104,10 @@ struct RaftDriverOptions {
   uint64_t snapshot_bytes = 0;
   // The kept tail holds at most this many bytes too (whole entries; 0 = bounded by count only).
   uint64_t keep_tail_bytes = 0;
+  // Entries dropped from the core's in-memory log per step after an own snapshot (0 = all at
+  // once). Right after a fork freeing took ~2.5 us per entry (240 ms for 95,000 on the
+  // development machine), so a step of 256 holds the executor well under a millisecond.
+  uint64_t compact_step = 256;
 };
 
 class RaftDriver {
@@ -176,6 +185,8 @@ class RaftDriver {
   Index own_snapshot_compact_point(const SnapshotMeta& meta, uint64_t keep_tail) const;
   RaftDriverStorage::Done own_snapshot_stored(Index index);
   void own_snapshot_handed_to_storage(const SnapshotMeta& meta, size_t bytes, Index compact_to);
+  // Drops one step of the core's log towards compact_goal_, and posts the next step if more remain.
+  void compact_a_step();
   // Keeps the core's snapshot bytes in memory only while a follower is being sent them.
   void manage_snapshot_bytes();
   void snapshot_loaded(const Status& s, const SnapshotMeta& meta, SnapshotBytes data);
@@ -203,6 +214,8 @@ class RaftDriver {
   uint64_t applied_bytes_since_snapshot_ = 0;
   Index stored_snapshot_index_ = 0;  // the newest snapshot known to be on disk
   bool snapshot_load_in_flight_ = false;
+  Index compact_goal_ = 0;           // the core's log is compacted through here, a step at a time
+  bool compact_step_posted_ = false;
   // The leader's snapshot the Ready in flight installs, as read back from storage; set before
   // that Ready's write completes (storage completes in order), reset once restored.
   SnapshotBytes received_snapshot_;

@@ -202,6 +202,45 @@ TEST(RaftDriver, SnapshotIsAnsweredLaterFromAnotherThreadThenStoredAndCompacted)
   EXPECT_TRUE(h.app.fatal.empty());
 }
 
+// After an own snapshot the core's log is compacted compact_step entries at a time, each step a
+// task of its own: whatever was posted meanwhile (here a proposal's pump) runs between steps.
+TEST(RaftDriver, TheCoreLogIsCompactedInStepsWithOtherTasksBetweenThem) {
+  RaftDriverOptions o;
+  o.snapshot_every = 10;
+  o.keep_tail = 0;
+  o.compact_step = 3;
+  Harness h({1}, o);
+  h.app.hold_snapshot_requests = true;
+  h.elect();
+  for (int i = 0; i < 9; ++i) {  // with the leader's no-op, 10 entries
+    ASSERT_TRUE(h.driver->propose("e" + std::to_string(i)).ok());
+    h.settle();
+  }
+  ASSERT_EQ(h.app.requested, (std::vector<Index>{10}));
+  h.app.replies[0](10, "snap@10");
+  ASSERT_EQ(h.executor.pending(), 1u);
+  ASSERT_TRUE(h.executor.run_one());  // the answer: stored, and the first step
+  EXPECT_EQ(h.observer.taken_at, (std::vector<Index>{10}));
+  EXPECT_EQ(h.driver->core().log().first_index(), 4u);
+  ASSERT_TRUE(h.driver->propose("later").ok());  // its pump is posted behind the next step
+  ASSERT_EQ(h.executor.pending(), 2u);
+  ASSERT_TRUE(h.executor.run_one());
+  EXPECT_EQ(h.driver->core().log().first_index(), 7u);
+  const size_t ops_before = h.storage.ops.size();
+  ASSERT_TRUE(h.executor.run_one());  // the pump: "later" goes to storage between two steps
+  EXPECT_EQ(h.storage.ops.size(), ops_before + 1);
+  EXPECT_EQ(h.driver->core().log().first_index(), 7u);
+  ASSERT_TRUE(h.executor.run_one());
+  EXPECT_EQ(h.driver->core().log().first_index(), 10u);
+  ASSERT_TRUE(h.executor.run_one());  // the last step is the rest: entry 10
+  EXPECT_EQ(h.driver->core().log().first_index(), 11u);
+  EXPECT_FALSE(h.executor.run_one());  // and nothing more is posted
+  h.settle();
+  EXPECT_EQ(h.applied_data().back(), "later");
+  EXPECT_EQ(h.driver->core().log().first_index(), 11u);
+  EXPECT_TRUE(h.app.fatal.empty());
+}
+
 // Entries of 1000 bytes: entry_size 1024 each. The leader's no-op (entry 1) is 24.
 std::string kilo(int i) { return std::to_string(i) + std::string(1000 - std::to_string(i).size(), '.'); }
 

@@ -39,6 +39,18 @@ class ManualExecutor : public RaftDriverExecutor {
       ++n;
     }
   }
+  // Runs the oldest task only; false if there was none.
+  bool run_one() {
+    std::function<void()> t;
+    {
+      std::lock_guard lock(mu_);
+      if (tasks_.empty()) return false;
+      t = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    t();
+    return true;
+  }
   size_t pending() {
     std::lock_guard lock(mu_);
     return tasks_.size();

@@ -66,6 +66,7 @@ void SimCluster::start_node(Node& n) {
   consensus::RaftDriverOptions dopt;
   dopt.snapshot_every = opt_.snapshot_every;
   dopt.keep_tail = opt_.keep_log_tail;
+  dopt.compact_step = 3;  // the sim's logs are short: several steps per snapshot, under faults
   // Restores the stored snapshot into n.app.
   n.driver = std::make_unique<RaftDriver>(cfg, std::move(rec), [rng] { return rng->next(); }, dopt,
                                           RaftDriver::Io{n.storage, *n.io, *n.io}, n.app, n.io.get());
