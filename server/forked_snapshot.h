@@ -13,12 +13,17 @@
 // admin snapshot), or only a small result when `serialize` wrote the snapshot to a file itself
 // (RaftReplicatedLog's snapshots for consensus: consensus/snapshot_file_writer.h).
 //
+// Once the child is reaped and `done` has returned, the reader thread write-faults the parent's
+// resident private pages (server/resident_prefault.h), which fork() left write-protected, so that
+// the threads serving clients do not fault them one at a time; the destructor stops it early.
+//
 // Why fork is safe here: the child is single-threaded and runs only the serialiser, which takes
 // no lock but malloc's (glibc's fork leaves malloc usable in the child) and makes plain system
 // calls; it logs nothing.
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -52,6 +57,7 @@ class ForkedSnapshot {
   Done done_;
   std::mutex mu_;
   bool reaped_ = false;  // under mu_: after it the pid may belong to another process
+  std::atomic<bool> stop_prefault_{false};
   std::thread reader_;
 };
 
