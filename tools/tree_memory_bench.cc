@@ -1,10 +1,11 @@
 // tree_memory_bench: heap bytes per znode of zkraft::tree::ZnodeTree.
 //
-// Creates N znodes (default 1,000,000) with D-byte data (default 10) and short names, and reports the growth
-// of what the tree holds, divided by N: glibc's in-use heap (mallinfo2 uordblks + hblkhd) less the
-// tree's BlockPool slabs, plus the pool's blocks in use (tree/block_pool.h). Two shapes: all nodes
-// under one parent, and 1000 parents with N/1000 children each; then the first again with the names a
-// sequential create gives ("/mem/c-0000000042", 17 bytes: past std::string's 15 inline bytes).
+// Creates N znodes (default 1,000,000) with D bytes of data each (default 10) and short names,
+// and reports the growth of what the tree holds, divided by N: glibc's in-use heap (mallinfo2
+// uordblks + hblkhd) less the tree's BlockPool slabs, plus the pool's blocks in use
+// (tree/block_pool.h). Two shapes: all nodes under one parent, and 1000 parents with N/1000
+// children each; then the first again with the names a sequential create gives
+// ("/mem/c-0000000042", 17 bytes: past std::string's 15 inline bytes).
 // Built in CI, run by hand:
 //   tree_memory_bench [N [D]]
 #include <malloc.h>
