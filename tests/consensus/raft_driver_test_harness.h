@@ -27,17 +27,8 @@ class ManualExecutor : public RaftDriverExecutor {
   // Runs tasks (including ones they post) until none is left; returns how many ran.
   size_t run() {
     size_t n = 0;
-    while (true) {
-      std::function<void()> t;
-      {
-        std::lock_guard lock(mu_);
-        if (tasks_.empty()) return n;
-        t = std::move(tasks_.front());
-        tasks_.pop_front();
-      }
-      t();
-      ++n;
-    }
+    while (run_one()) ++n;
+    return n;
   }
   // Runs the oldest task only; false if there was none.
   bool run_one() {
