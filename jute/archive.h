@@ -75,6 +75,14 @@ class Writer {
 
   // Overwrites 4 bytes at pos: used to fill in a frame length after the body is written.
   void patch_int(size_t pos, int32_t v);
+  // Grows the output by n bytes and returns where they start: a record's fixed-size fields go
+  // in with put_be32/put_be64 in one step instead of one append each (a snapshot writes a
+  // million records of eleven such fields). The pointer is valid until the next write.
+  char* extend(size_t n) {
+    const size_t at = out_.size();
+    out_.resize(at + n);
+    return out_.data() + at;
+  }
 
   size_t size() const { return out_.size(); }
   const std::string& bytes() const { return out_; }
@@ -84,5 +92,17 @@ class Writer {
  private:
   std::string out_;
 };
+
+// Big-endian stores into bytes reserved with Writer::extend; each returns the byte after.
+inline char* put_be32(char* p, uint32_t v) {
+  v = __builtin_bswap32(v);
+  std::memcpy(p, &v, 4);
+  return p + 4;
+}
+inline char* put_be64(char* p, uint64_t v) {
+  v = __builtin_bswap64(v);
+  std::memcpy(p, &v, 8);
+  return p + 8;
+}
 
 }  // namespace zkraft::jute

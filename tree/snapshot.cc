@@ -57,17 +57,20 @@ void ZnodeTree::write_node(jute::Writer& w, const ZnodeEntry& e) {
   } else {
     w.write_string(n.data.view());  // same bytes as a non-null buffer
   }
-  w.write_long(n.czxid);
-  w.write_long(n.mzxid);
-  w.write_long(n.pzxid());
-  w.write_long(n.ctime);
-  w.write_long(n.mtime);
-  w.write_long(n.owner());
-  w.write_int(n.version);
-  w.write_int(n.cversion());
-  w.write_int(n.aversion);
-  w.write_int(static_cast<int32_t>(n.acl));
-  w.write_int(static_cast<int32_t>(n.kind()));
+  // The fixed-size fields in one step (jute::Writer::extend says why).
+  constexpr size_t kFixedBytes = 6 * 8 + 5 * 4;
+  char* p = w.extend(kFixedBytes);
+  p = jute::put_be64(p, static_cast<uint64_t>(n.czxid));
+  p = jute::put_be64(p, static_cast<uint64_t>(n.mzxid));
+  p = jute::put_be64(p, static_cast<uint64_t>(n.pzxid()));
+  p = jute::put_be64(p, static_cast<uint64_t>(n.ctime));
+  p = jute::put_be64(p, static_cast<uint64_t>(n.mtime));
+  p = jute::put_be64(p, static_cast<uint64_t>(n.owner()));
+  p = jute::put_be32(p, static_cast<uint32_t>(n.version));
+  p = jute::put_be32(p, static_cast<uint32_t>(n.cversion()));
+  p = jute::put_be32(p, static_cast<uint32_t>(n.aversion));
+  p = jute::put_be32(p, static_cast<uint32_t>(n.acl));
+  jute::put_be32(p, static_cast<uint32_t>(static_cast<int32_t>(n.kind())));
 }
 
 template <class F>

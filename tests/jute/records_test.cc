@@ -53,6 +53,27 @@ TEST(Records, HeadersHaveTheirWireSizeAndLayout) {
   check(ReplyHeader{-1, -1, 0});
 }
 
+// extend + put_be32/put_be64 (a snapshot's fixed fields in one step) write what write_int and
+// write_long write, and leave what was written before alone.
+TEST(Records, ExtendedFieldsAreTheBytesOfWriteIntAndWriteLong) {
+  Writer one_by_one;
+  one_by_one.write_string("/a");
+  one_by_one.write_long(0x0102030405060708);
+  one_by_one.write_long(-2);
+  one_by_one.write_int(-1);
+  one_by_one.write_int(0x0a0b0c0d);
+  Writer extended;
+  extended.write_string("/a");
+  char* p = extended.extend(8 + 8 + 4 + 4);
+  p = put_be64(p, 0x0102030405060708);
+  p = put_be64(p, static_cast<uint64_t>(int64_t{-2}));
+  p = put_be32(p, static_cast<uint32_t>(-1));
+  EXPECT_EQ(put_be32(p, 0x0a0b0c0d), extended.bytes().data() + extended.size());
+  EXPECT_EQ(to_hex(extended.bytes()), to_hex(one_by_one.bytes()));
+  EXPECT_EQ(to_hex(extended.bytes()),
+            "000000022f61" "0102030405060708" "fffffffffffffffe" "ffffffff" "0a0b0c0d");
+}
+
 TEST(Records, ConnectRequestWithAndWithoutReadOnlyByte) {
   ConnectRequest c{0, 0x1234, 30000, 0x100000465420001, buf(std::string(16, '\x07')), true, true};
   std::string with = encoded(c);
