@@ -59,7 +59,10 @@ struct Znode {
   uint32_t acl = 0;              // AclCache id
   uint32_t index_in_parent = 0;  // position in the parent's child list, for O(1) removal
   NodeData data;                 // 14 bytes, byte-aligned: the two below follow it unpadded
-  bool data_null = false;        // null data (-1 length) is distinct from empty data
+  bool data_null : 1 = false;    // null data (-1 length) is distinct from empty data
+  // ZnodeTree's live snapshot: equal to the tree's current mark once this node's record was
+  // written or kept for the snapshot under way (tree/znode_tree.h, begin_live_snapshot).
+  bool snapshot_mark : 1 = false;
 
   Znode() = default;
   Znode(Znode&& o) noexcept { *this = std::move(o); }
@@ -164,6 +167,7 @@ inline Znode& Znode::operator=(Znode&& o) noexcept {
   index_in_parent = o.index_in_parent;
   data = std::move(o.data);
   data_null = o.data_null;
+  snapshot_mark = o.snapshot_mark;
   kind_ = o.kind_;
   slot_ = o.slot_;
   if (kind_ != NodeKind::kEphemeral) o.slot_.list = nullptr;  // the list moved with it
@@ -173,7 +177,7 @@ inline Znode& Znode::operator=(Znode&& o) noexcept {
 // The path index entry is one std::unordered_map node: next pointer 8, PathKey 24, Znode 72 = 104
 // bytes (the hash is not cached: ZnodeTree::TransparentHash is noexcept), a 104-byte block of the
 // tree's BlockPool (tree/block_pool.h). Znode's 72: four 64-bit fields 32, four 32-bit 16, data 14,
-// data_null 1, kind 1, the child list or owner 8.
+// data_null and snapshot_mark 1, kind 1, the child list or owner 8.
 static_assert(sizeof(Znode) <= 72, "Znode grew: check tree_memory_bench");
 static_assert(sizeof(ZnodeEntry) <= 96, "the path key grew: check tree_memory_bench");
 

@@ -194,6 +194,7 @@ ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_sav
                                   uint32_t saved_index, bool fused_hash) {
   std::string_view key = e->first;
   Znode& n = e->second;
+  n.snapshot_mark = snapshot_mark_;  // not in a live snapshot under way (znode_tree.h)
   if (parent) {
     std::vector<ZnodeEntry*>* kids = &parent->second.child_list().entries;
     if (at_saved_index && saved_index < kids->size()) {
@@ -227,6 +228,7 @@ ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_sav
 }
 
 Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
+  keep_pre_image(e);
   std::string_view key = e->first;
   Znode& n = e->second;
   unhash(*e, content_hash(*e) + meta_hash(*e));

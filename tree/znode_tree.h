@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -166,6 +167,23 @@ class ZnodeTree {
   // returns false.
   bool serialize_in_pieces(jute::Writer& w, size_t piece_bytes,
                            const std::function<bool(std::string_view)>& out) const;
+  // A snapshot taken while writes go on, with no fork and no copy of the tree: the bytes are
+  // those serialize() would write at the moment begin_live_snapshot() is called. That call
+  // writes the header into `w` and fixes the order of the nodes (one walk of the tree, a
+  // pointer per node); continue_live_snapshot() then writes the records of up to `max_nodes`
+  // more nodes into `w` and returns true once all are written. Meanwhile every write that
+  // changes or removes a node whose record is not yet written first keeps that record as it is
+  // (its pre-image: ZooKeeper removes only leaves, so a node's own record is all a removal
+  // needs), and the snapshot writes it in the node's place; a node created since is not in the
+  // order. Each finished snapshot checks that the rolling digest of what it wrote equals the
+  // tree's at the start. One at a time; abandon_live_snapshot() drops one that is under way.
+  void begin_live_snapshot(jute::Writer& w);
+  bool continue_live_snapshot(jute::Writer& w, size_t max_nodes);
+  void abandon_live_snapshot();
+  bool live_snapshot_under_way() const { return live_snapshot_ != nullptr; }
+  // Replaces the whole tree with `fresh` (a restore). A live snapshot under way goes on: it
+  // keeps the replaced tree, unchanged from then on, until it has written it.
+  void replace_with(ZnodeTree&& fresh);
   // Replaces the contents with a serialized state. Bounded by the reader; returns false (and
   // leaves the tree unchanged) on malformed or inconsistent input.
   bool deserialize(jute::Reader& r);
@@ -253,6 +271,7 @@ class ZnodeTree {
    public:
     NodeChange(ZnodeTree& t, ZnodeEntry* e, Touches what)
         : t_(t), e_(e), data_(what == Touches::kMetaAndData) {
+      t_.keep_pre_image(e_);
       t_.unhash(*e_, meta_hash(*e_) + (data_ ? content_hash(*e_) : 0));
     }
     ~NodeChange() { t_.hash(*e_, meta_hash(*e_) + (data_ ? content_hash(*e_) : 0)); }
@@ -297,6 +316,24 @@ class ZnodeTree {
   void replace_data(ZnodeEntry* e, std::string data);
 
   void write_header(jute::Writer& w) const;
+  // Before a node changes or goes: keeps its record if a live snapshot has not written it yet.
+  void keep_pre_image(ZnodeEntry* e) {
+    if (live_snapshot_ && e->second.snapshot_mark != snapshot_mark_) keep_pre_image_now(e);
+  }
+  void keep_pre_image_now(ZnodeEntry* e);
+  // Every node, in the pre-order serialize() writes them.
+  std::vector<ZnodeEntry*> nodes_in_preorder();
+  struct LiveSnapshot {
+    std::vector<ZnodeEntry*> order;  // every node at the start, in pre-order
+    size_t next = 0;                 // order[next] is the next record to write
+    // Records kept before their node changed or went, by the node's address at the start (a
+    // node created later at a removed node's address is never in `order`, so never looked at).
+    std::unordered_map<const ZnodeEntry*, std::string> kept;
+    uint64_t digest = 0;           // node hashes of the records written or kept so far
+    uint64_t digest_at_start = 0;  // rolling_ at the start: what `digest` must come to
+    bool mark = false;             // what a node's snapshot_mark becomes once written or kept
+    std::unique_ptr<ZnodeTree> replaced;  // the tree `order` points into, after replace_with
+  };
   template <class F>
   void for_each_preorder(F&& f) const;
   static void write_node(jute::Writer& w, const ZnodeEntry& e);
@@ -314,6 +351,11 @@ class ZnodeTree {
   uint64_t rolling_ = 0;               // see rolling_digest()
   uint64_t tree_digest_ = 0;           // see tree_digest()
   std::vector<Undo>* undo_ = nullptr;  // set while a multi runs
+  // The live snapshot under way, if any. Between snapshots every node's snapshot_mark equals
+  // snapshot_mark_ (a new node gets it); a snapshot flips snapshot_mark_, and gives each node
+  // the new value once it has written or kept its record.
+  std::unique_ptr<LiveSnapshot> live_snapshot_;
+  bool snapshot_mark_ = false;
 };
 
 }  // namespace zkraft::tree

@@ -1,0 +1,148 @@
+// ZnodeTree's live snapshot: while random writes go on between its steps, the bytes it writes are
+// exactly serialize()'s bytes at its start, snapshot after snapshot (an abandoned one between).
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/tree/random_tree_ops.h"
+#include "tests/tree/tree_test_util.h"
+#include "tree/znode_tree.h"
+
+namespace zkraft::tree {
+namespace {
+
+using namespace testing;  // NOLINT
+namespace err = jute::err;
+
+std::string serialized(const ZnodeTree& t) {
+  jute::Writer w;
+  t.serialize(w);
+  return w.take();
+}
+
+// Quota nodes (their stats change with writes under /a) and config data: the changes a client's
+// write makes to nodes it did not name.
+void add_quota_and_config(ZnodeTree& t, int64_t& zxid) {
+  ASSERT_EQ(create(t, ++zxid, "/a"), err::kOk);
+  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota/a"), err::kOk);
+  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota/a/zookeeper_limits", "count=100000,bytes=-1"), err::kOk);
+  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota/a/zookeeper_stats", "count=1,bytes=0"), err::kOk);
+  t.set_config_data("server.1=127.0.0.1:1:2:participant;127.0.0.1:3\nversion=0");
+}
+
+TEST(LiveSnapshotTest, WithoutWritesItIsSerialize) {
+  ZnodeTree t;
+  int64_t zxid = 0;
+  add_quota_and_config(t, zxid);
+  const std::string expected = serialized(t);
+  for (size_t step : {size_t{1}, size_t{3}, size_t{1000}}) {
+    jute::Writer w;
+    t.begin_live_snapshot(w);
+    EXPECT_TRUE(t.live_snapshot_under_way());
+    while (!t.continue_live_snapshot(w, step)) {
+    }
+    EXPECT_FALSE(t.live_snapshot_under_way());
+    EXPECT_EQ(w.bytes(), expected) << "step " << step;
+  }
+}
+
+TEST(LiveSnapshotTest, RandomWritesBetweenStepsLeaveTheBytesOfTheStart) {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    SCOPED_TRACE(seed);
+    ZnodeTree t;
+    OpStream ops(seed);
+    std::mt19937_64 steps(seed * 7919);
+    std::string log;
+    int64_t zxid = 0;
+    add_quota_and_config(t, zxid);
+    for (int i = 0; i < 300; ++i) apply_random_op(t, ops, ++zxid, log);
+    size_t written_while_writing = 0;
+    for (int round = 0; round < 20; ++round) {
+      const std::string expected = serialized(t);
+      const uint64_t digest = t.digest();
+      jute::Writer w;
+      t.begin_live_snapshot(w);
+      const bool abandon = round % 7 == 3;
+      bool done = false;
+      for (int k = 0; !done; ++k) {
+        // A few writes, then a step of 1 to 3 records; some steps have no writes before them.
+        for (uint64_t n = steps() % 5; n > 0; --n) {
+          apply_random_op(t, ops, ++zxid, log);
+          if (steps() % 50 == 0) t.set_config_data("version=" + std::to_string(zxid));
+          ++written_while_writing;
+        }
+        if (abandon && k == 5) {
+          t.abandon_live_snapshot();
+          break;
+        }
+        done = t.continue_live_snapshot(w, 1 + steps() % 3);
+      }
+      EXPECT_FALSE(t.live_snapshot_under_way());
+      if (abandon) continue;
+      ASSERT_EQ(w.bytes(), expected) << "round " << round;
+      ZnodeTree loaded;
+      jute::Reader r(w.bytes());
+      ASSERT_TRUE(loaded.deserialize(r));
+      EXPECT_EQ(loaded.digest(), digest);
+    }
+    EXPECT_GT(written_while_writing, 300u);
+    EXPECT_NE(log.find("|0:"), std::string::npos);  // the stream changed the tree
+  }
+}
+
+// A node removed before its record is written, then a node made at the same path (and perhaps at
+// the same address): the snapshot writes the removed one.
+TEST(LiveSnapshotTest, ARemovedNodeIsWrittenAsItWasEvenIfItsPathIsTakenAgain) {
+  ZnodeTree t;
+  for (int i = 1; i <= 20; ++i) ASSERT_EQ(create(t, i, "/n" + std::to_string(i), "old"), err::kOk);
+  const std::string expected = serialized(t);
+  jute::Writer w;
+  t.begin_live_snapshot(w);
+  ASSERT_FALSE(t.continue_live_snapshot(w, 2));
+  std::vector<WatchTrigger> out;
+  for (int i = 1; i <= 20; ++i) {
+    ASSERT_EQ(t.remove(ctx(100 + i), "/n" + std::to_string(i), -1, out), err::kOk);
+    ASSERT_EQ(create(t, 200 + i, "/n" + std::to_string(i), "new"), err::kOk);
+  }
+  while (!t.continue_live_snapshot(w, 1)) {
+  }
+  EXPECT_EQ(w.bytes(), expected);
+}
+
+// A restore replaces the tree while a snapshot of it is under way: the snapshot still writes the
+// tree as it was at its start, and writes to the new tree keep nothing for it.
+TEST(LiveSnapshotTest, ARestoreMidwayLeavesTheSnapshotOfTheReplacedTree) {
+  ZnodeTree t;
+  for (int i = 1; i <= 30; ++i) ASSERT_EQ(create(t, i, "/n" + std::to_string(i), "old"), err::kOk);
+  const std::string expected = serialized(t);
+  ZnodeTree other;
+  for (int i = 1; i <= 10; ++i) ASSERT_EQ(create(other, i, "/m" + std::to_string(i), "other"), err::kOk);
+  const std::string other_bytes = serialized(other);
+  jute::Writer w;
+  t.begin_live_snapshot(w);
+  ASSERT_FALSE(t.continue_live_snapshot(w, 5));
+  std::vector<WatchTrigger> out;
+  ASSERT_EQ(t.remove(ctx(100), "/n20", -1, out), err::kOk);  // kept before the restore
+  jute::Reader r(other_bytes);
+  ASSERT_TRUE(t.deserialize(r));
+  EXPECT_TRUE(t.live_snapshot_under_way());
+  jute::Stat st;
+  ASSERT_EQ(t.set_data(ctx(101), "/m3", buf("new"), -1, st, out), err::kOk);
+  ASSERT_EQ(t.remove(ctx(102), "/m4", -1, out), err::kOk);
+  while (!t.continue_live_snapshot(w, 3)) {
+  }
+  EXPECT_EQ(w.bytes(), expected);
+  EXPECT_FALSE(t.contains("/n1"));
+  EXPECT_TRUE(t.contains("/m1"));
+  // And the next snapshot is of the new tree.
+  const std::string now = serialized(t);
+  jute::Writer w2;
+  t.begin_live_snapshot(w2);
+  while (!t.continue_live_snapshot(w2, 4)) {
+  }
+  EXPECT_EQ(w2.bytes(), now);
+}
+
+}  // namespace
+}  // namespace zkraft::tree
