@@ -120,6 +120,7 @@ struct Config {
   int32_t network_threads = 0;
   // Requests slower than this (received to replied) are logged with the time of each stage.
   int32_t slow_request_threshold_ms = 1000;
+  bool snapshot_in_child_process = false;  // zkraft.snapshotInChildProcess: fork, not live
 
   int32_t max_cnxns = 0;  // zookeeper.maxCnxns: client connections in total; 0 = unlimited
   // A connection whose unsent output (replies and watch events the client does not read) passes

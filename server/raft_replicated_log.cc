@@ -35,11 +35,12 @@ std::unique_ptr<RaftReplicatedLog> RaftReplicatedLog::create(asio::io_context& s
   auto options = raft_options(config, error);
   if (!options) return nullptr;
   return std::unique_ptr<RaftReplicatedLog>(
-      new RaftReplicatedLog(state, std::move(*options), is_observer(config), !config.standalone()));
+      new RaftReplicatedLog(state, std::move(*options), is_observer(config), !config.standalone(),
+                            config.snapshot_in_child_process));
 }
 
 RaftReplicatedLog::RaftReplicatedLog(asio::io_context& state, consensus::RaftNodeOptions options,
-                                     bool observer, bool own_thread)
+                                     bool observer, bool own_thread, bool snapshot_in_child)
     : self_id_(options.id),
       observer_(observer),
       tick_ms_(options.tick_ms),
@@ -49,7 +50,8 @@ RaftReplicatedLog::RaftReplicatedLog(asio::io_context& state, consensus::RaftNod
       raft_work_(own_io_.get_executor()),
       refresh_timer_(raft_io_),
       commands_(raft_io_.get_executor(), [this](std::vector<Command>& b) { run_commands(b); }),
-      events_(state.get_executor(), [this](std::vector<Event>& b) { dispatch(b); }) {
+      events_(state.get_executor(), [this](std::vector<Event>& b) { dispatch(b); }),
+      snapshot_in_child_(snapshot_in_child) {
   node_ = std::make_unique<consensus::RaftNode>(raft_io_, std::move(options), *this);
 }
 
@@ -88,6 +90,9 @@ void RaftReplicatedLog::stop() {
     commands_.close();
     events_.close();
     snapshot_child_.reset();  // after events_ closed: its answer goes nowhere
+    if (live_steps_) listener_->abandon_live_snapshot();
+    live_steps_ = false;
+    live_file_.reset();  // removes an unfinished file
     return;
   }
   asio::post(raft_io_, [this] {
@@ -100,6 +105,9 @@ void RaftReplicatedLog::stop() {
   commands_.close();
   events_.close();
   snapshot_child_.reset();
+  if (live_steps_) listener_->abandon_live_snapshot();
+  live_steps_ = false;
+  live_file_.reset();
 }
 
 // ---------------------------------------------------------------- state thread -> Raft thread
@@ -256,6 +264,7 @@ void RaftReplicatedLog::take_snapshot_for(SnapshotWanted& want) {
   // the state the driver asked for. A snapshot labelled with another index would make a restore
   // skip or replay entries.
   ZKRAFT_INVARIANT(applied_index_ == want.index, "a snapshot holds exactly the state at its index");
+  if (!snapshot_in_child_ && start_live_snapshot(want)) return;
   snapshot_child_.reset();  // the previous one has answered (one request at a time)
   const auto forked_at = std::chrono::steady_clock::now();
   std::string error;
@@ -345,12 +354,70 @@ void RaftReplicatedLog::snapshot_file_done(const SnapshotWanted& want, std::opti
   want.file_reply(want.index, consensus::Status::ok(), written);
 }
 
+bool RaftReplicatedLog::start_live_snapshot(SnapshotWanted& want) {
+  ZKRAFT_INVARIANT(!live_steps_, "one snapshot at a time");
+  const auto t0 = std::chrono::steady_clock::now();
+  live_piece_.clear();
+  if (!listener_->begin_live_snapshot(live_piece_)) return false;
+  const auto walk_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+  live_file_.reset();  // the previous one has answered (one request at a time)
+  live_steps_ = true;
+  const int64_t started_ms = steady_ms();
+  live_file_ = std::make_unique<LiveSnapshotFile>(
+      *want.target,
+      [this] { events_.push(SnapshotStep{}); },  // room again: the steps go on
+      [this, want, started_ms](int err, const consensus::SnapshotFileWritten& written) {
+        live_snapshot_file_done(want, err, written, steady_ms() - started_ms);
+      });
+  spdlog::info("snapshot at index {}: written live to {} (the start held the state thread {:.1f} ms)", want.index,
+               want.target->path, static_cast<double>(walk_us) / 1000.0);
+  events_.push(SnapshotStep{});
+  return true;
+}
+
+void RaftReplicatedLog::live_snapshot_step() {
+  if (!live_steps_) return;  // stopped
+  const bool done = listener_->continue_live_snapshot(live_piece_, kLiveStepRecords);
+  bool room = true;
+  if (live_piece_.size() >= kLivePieceBytes || done) {
+    room = live_file_->push(live_piece_.take());
+    live_piece_.clear();
+  }
+  if (done) {
+    live_steps_ = false;
+    live_file_->finish();
+    return;
+  }
+  // A full queue: the file thread posts the next step once it has room (LiveSnapshotFile).
+  if (room) events_.push(SnapshotStep{});
+}
+
+void RaftReplicatedLog::live_snapshot_file_done(const SnapshotWanted& want, int err,
+                                                const consensus::SnapshotFileWritten& written, int64_t ms) {
+  if (err != 0) {
+    const std::string what = "could not write " + want.target->path + ": " + std::strerror(err);
+    spdlog::warn("snapshot at index {}: {}", want.index, what);
+    want.file_reply(want.index,
+                    err == ENOSPC || err == EDQUOT
+                        ? consensus::Status::error(consensus::Status::Code::kNoSpace, what)
+                        : consensus::Status::io_error(what),
+                    {});
+    return;
+  }
+  spdlog::info("snapshot at index {}: {} bytes written live to {} in {} ms", want.index, written.size,
+               want.target->path, ms);
+  record_snapshot(written.size, ms);
+  want.file_reply(want.index, consensus::Status::ok(), written);
+}
+
 void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
   for (auto& ev : batch) {
     if (auto* a = std::get_if<Apply>(&ev)) {
       applied_index_ = a->index;
       listener_->on_apply(a->index, a->data);
     } else if (auto* r = std::get_if<Restore>(&ev)) {
+      // A live snapshot under way goes on: the tree keeps the state it reads (replace_with).
       applied_index_ = r->index;
       listener_->on_restore(r->index, r->data->bytes());
       r->data.reset();  // a mapping: unmapped now, not when the batch goes
@@ -362,6 +429,8 @@ void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
       listener_->on_read_index(p->context, p->index, p->ok);
     } else if (auto* m = std::get_if<Message>(&ev)) {
       listener_->on_peer_message(m->from, std::move(m->payload));
+    } else if (std::holds_alternative<SnapshotStep>(ev)) {
+      live_snapshot_step();
     } else {
       take_snapshot_for(std::get<SnapshotWanted>(ev));
     }

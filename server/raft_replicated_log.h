@@ -10,11 +10,16 @@
 //
 // Snapshots: consensus asks for one (request_snapshot_file, with the storage's file for it) on
 // the Raft thread; the request travels through the same queue as the committed entries, so when
-// the state thread reaches it the state is exactly as of the requested index. There it forks
-// (ForkedSnapshot): a child process writes that image into the file, a piece at a time, while
-// the state thread goes on applying and serving, and the answer (the file's size and checksum)
-// comes from the child's reader thread. Neither the Raft thread nor the state thread waits for
-// the serialisation (only for fork's page-table copy), and no process holds the whole snapshot.
+// the state thread reaches it the state is exactly as of the requested index. There it starts a
+// live snapshot (the listener's begin_live_snapshot: ZnodeTree keeps the record of each znode a
+// later write touches before the snapshot reached it) and writes it a step of kLiveStepRecords
+// znodes at a time, each step an event of its own behind the others, while a LiveSnapshotFile
+// thread writes and syncs the pieces into the file and answers with its size and checksum. With
+// zkraft.snapshotInChildProcess, or a listener without live snapshots, it forks instead
+// (ForkedSnapshot): a child process writes that image into the file. Either way neither thread
+// waits for the serialisation or the disk, and no process holds the whole snapshot. Why live by
+// default: after a fork every first write to a page faults, and on the development machine those
+// faults stalled the serving threads ~200 ms per snapshot (docs/benchmarks.md).
 //
 // The figures behind replication_status(), membership() and fsync_count() are copied from the
 // Raft thread after each batch and every Raft tick.
@@ -34,6 +39,7 @@
 #include <variant>
 
 #include "server/forked_snapshot.h"
+#include "server/live_snapshot_file.h"
 
 #include "consensus/raft_node.h"
 #include "server/batch_queue.h"
@@ -86,6 +92,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   struct LeaderChanged { uint64_t leader; bool self; };
   struct ReadPoint { uint64_t context; uint64_t index; bool ok; };
   struct Message { uint64_t from; std::string payload; };
+  struct SnapshotStep {};  // the live snapshot's next step (state thread to itself)
   struct SnapshotWanted {
     uint64_t index;
     consensus::SnapshotReply reply;
@@ -94,7 +101,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
     std::optional<consensus::SnapshotFileTarget> target;
     consensus::SnapshotFileReply file_reply;
   };
-  using Event = std::variant<Apply, Restore, LeaderChanged, ReadPoint, Message, SnapshotWanted>;
+  using Event = std::variant<Apply, Restore, LeaderChanged, ReadPoint, Message, SnapshotWanted, SnapshotStep>;
 
   struct Figures {
     ReplicationStatus replication;
@@ -106,7 +113,7 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   };
 
   RaftReplicatedLog(boost::asio::io_context& state, consensus::RaftNodeOptions options,
-                    bool observer, bool own_thread);
+                    bool observer, bool own_thread, bool snapshot_in_child);
 
   // Raft thread.
   void run_commands(std::vector<Command>& batch);
@@ -141,6 +148,13 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   std::string write_snapshot_file(const consensus::SnapshotFileTarget& target);
   // The reader thread, with what the child sent (nullopt: it failed).
   void snapshot_file_done(const SnapshotWanted& want, std::optional<std::string> result, int64_t ms);
+  // The live snapshot: started for `want` (false: the listener has none, fork instead), and one
+  // step of it.
+  bool start_live_snapshot(SnapshotWanted& want);
+  void live_snapshot_step();
+  // The file thread, once the file is synced (or failed with errno `err`).
+  void live_snapshot_file_done(const SnapshotWanted& want, int err, const consensus::SnapshotFileWritten& written,
+                               int64_t ms);
   // Any thread: a snapshot of `bytes` was serialised in `ms` (for consensus_figures()).
   void record_snapshot(size_t bytes, int64_t ms);
 
@@ -170,6 +184,14 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   std::thread raft_thread_;
 
   std::unique_ptr<ForkedSnapshot> snapshot_child_;  // state thread; the latest snapshot's child
+  const bool snapshot_in_child_;
+  // State thread: the live snapshot under way (live_steps_ false once its last step ran) and
+  // the file thread of the latest one (kept until the next starts, as snapshot_child_).
+  static constexpr size_t kLiveStepRecords = 4096;  // ~1 to 3 ms of the state thread
+  static constexpr size_t kLivePieceBytes = 1 << 20;
+  bool live_steps_ = false;
+  jute::Writer live_piece_;
+  std::unique_ptr<LiveSnapshotFile> live_file_;
 
   // Raft thread: counters copied into the figures at each refresh.
   uint64_t leader_changes_ = 0;

@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "jute/archive.h"
+
 namespace zkraft::server {
 
 // Another member's replication as the leader tracks it (consensus' PeerStatus, without Raft's
@@ -120,6 +122,17 @@ class LogListener {
   // The same state, handed to `out` in pieces of about piece_bytes (for a child process that
   // writes it to a file without holding it whole); false as soon as out returns false.
   virtual bool on_snapshot_write(size_t piece_bytes, const std::function<bool(std::string_view)>& out) = 0;
+  // The same state written in steps while applying goes on, with no fork (ZnodeTree's live
+  // snapshot): begin appends its first bytes to `out` and fixes what it holds (the state as of the
+  // last entry applied), false if this listener cannot; continue appends the records of up to
+  // max_records more znodes and returns true once the snapshot is whole; abandon drops one under
+  // way. One at a time.
+  virtual bool begin_live_snapshot(jute::Writer& out) { (void)out; return false; }
+  virtual bool continue_live_snapshot(jute::Writer& out, size_t max_records) {
+    (void)out, (void)max_records;
+    return true;
+  }
+  virtual void abandon_live_snapshot() {}
   // The leader changed (0: none known now).
   virtual void on_leader_changed(uint64_t leader, bool self) = 0;
   // The answer to read_index(context): reads may be served once applied >= index; `ok` false

@@ -151,6 +151,17 @@ bool RequestPipeline::on_snapshot_write(size_t piece_bytes, const std::function<
   return sm_.serialize_to(piece_bytes, out);
 }
 
+bool RequestPipeline::begin_live_snapshot(jute::Writer& out) {
+  sm_.begin_live_snapshot(out);
+  return true;
+}
+
+bool RequestPipeline::continue_live_snapshot(jute::Writer& out, size_t max_records) {
+  return sm_.mutable_tree().continue_live_snapshot(out, max_records);
+}
+
+void RequestPipeline::abandon_live_snapshot() { sm_.mutable_tree().abandon_live_snapshot(); }
+
 void RequestPipeline::on_leader_changed(uint64_t leader, bool self) {
   spdlog::info("leader is now {}{}", leader, self ? " (this server)" : "");
   duties_.leader_changed(self, clock_.monotonic_ms());

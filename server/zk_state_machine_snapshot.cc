@@ -32,6 +32,11 @@ bool ZkStateMachine::serialize_to(size_t piece_bytes, const std::function<bool(s
   return w.size() == 0 || out(w.bytes());
 }
 
+void ZkStateMachine::begin_live_snapshot(jute::Writer& w) {
+  write_snapshot_header(w);
+  tree_.begin_live_snapshot(w);
+}
+
 bool ZkStateMachine::load_state(std::string_view bytes, int64_t* snapshot_zxid) {
   jute::Limits limits;
   limits.max_buffer = std::numeric_limits<int32_t>::max();
@@ -44,7 +49,7 @@ bool ZkStateMachine::load_state(std::string_view bytes, int64_t* snapshot_zxid) 
   tree::ZnodeTree tree(tree_options(options_));
   if (!sessions.deserialize(r) || !tree.deserialize(r)) return false;
   sessions_ = std::move(sessions);
-  tree_ = std::move(tree);
+  tree_.replace_with(std::move(tree));
   *snapshot_zxid = last;
   return true;
 }

@@ -1,0 +1,61 @@
+#include "server/live_snapshot_file.h"
+
+namespace zkraft::server {
+
+LiveSnapshotFile::LiveSnapshotFile(const consensus::SnapshotFileTarget& target, std::function<void()> on_room,
+                                   Done done)
+    : target_(target), on_room_(std::move(on_room)), done_(std::move(done)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+LiveSnapshotFile::~LiveSnapshotFile() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+bool LiveSnapshotFile::push(std::string piece) {
+  std::lock_guard lock(mu_);
+  pieces_.push_back(std::move(piece));
+  cv_.notify_all();
+  if (pieces_.size() < kRoomPieces) return true;
+  full_told_ = true;
+  return false;
+}
+
+void LiveSnapshotFile::finish() {
+  std::lock_guard lock(mu_);
+  finishing_ = true;
+  cv_.notify_all();
+}
+
+void LiveSnapshotFile::run() {
+  consensus::SnapshotFileWriter writer;  // its destructor removes a file not finished
+  int err = writer.open(target_);
+  while (true) {
+    std::string piece;
+    bool room_now = false;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !pieces_.empty() || finishing_; });
+      if (stopping_) return;
+      if (pieces_.empty()) break;  // finishing, and everything is written
+      piece = std::move(pieces_.front());
+      pieces_.pop_front();
+      if (full_told_ && pieces_.size() < kRoomPieces) {
+        full_told_ = false;
+        room_now = true;
+      }
+    }
+    if (room_now) on_room_();
+    if (err == 0) err = writer.append(piece);
+  }
+  consensus::SnapshotFileWritten written;
+  if (err == 0) err = writer.finish(&written);
+  done_(err, written);
+}
+
+}  // namespace zkraft::server

@@ -1,0 +1,54 @@
+#pragma once
+// LiveSnapshotFile: writes a snapshot's pieces into the storage's file (SnapshotFileWriter: the
+// CRC, the fdatasync every target.sync_bytes, the final sync of the file and its directory) on a
+// thread of its own, so the state thread that makes the pieces (ZnodeTree's live snapshot) never
+// waits for the disk.
+//
+// Invariants: pieces are written in the order given; a push that leaves kRoomPieces or more
+// waiting returns false, and on_room is then called once (on the writer thread) as soon as fewer
+// wait, so a producer that stops at false holds at most kRoomPieces pieces in the queue; `done`
+// is called exactly once, on the writer thread, after finish() (with the file's size and
+// checksum, or an errno), or never if the object is destroyed first (the file is then removed).
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "consensus/snapshot_file_writer.h"
+
+namespace zkraft::server {
+
+class LiveSnapshotFile {
+ public:
+  static constexpr size_t kRoomPieces = 4;
+  using Done = std::function<void(int err, const consensus::SnapshotFileWritten& written)>;
+
+  LiveSnapshotFile(const consensus::SnapshotFileTarget& target, std::function<void()> on_room, Done done);
+  ~LiveSnapshotFile();  // abandons a file not yet finished
+  LiveSnapshotFile(const LiveSnapshotFile&) = delete;
+  LiveSnapshotFile& operator=(const LiveSnapshotFile&) = delete;
+
+  // Queues a piece; false if the queue is now full (on_room follows when it is not).
+  bool push(std::string piece);
+  // No more pieces: the file is synced and closed, then `done` is called.
+  void finish();
+
+ private:
+  void run();
+
+  consensus::SnapshotFileTarget target_;
+  std::function<void()> on_room_;
+  Done done_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> pieces_;
+  bool finishing_ = false;
+  bool stopping_ = false;
+  bool full_told_ = false;  // push returned false; on_room is owed
+  std::thread thread_;
+};
+
+}  // namespace zkraft::server
