@@ -90,9 +90,10 @@ void RaftReplicatedLog::stop() {
     commands_.close();
     events_.close();
     snapshot_child_.reset();  // after events_ closed: its answer goes nowhere
-    if (live_steps_) listener_->abandon_live_snapshot();
+    // A live snapshot under way stops here (its file is removed); the listener is not called,
+    // as it may be gone already (the server's destructor drops it before this object).
     live_steps_ = false;
-    live_file_.reset();  // removes an unfinished file
+    live_file_.reset();
     return;
   }
   asio::post(raft_io_, [this] {
@@ -105,8 +106,7 @@ void RaftReplicatedLog::stop() {
   commands_.close();
   events_.close();
   snapshot_child_.reset();
-  if (live_steps_) listener_->abandon_live_snapshot();
-  live_steps_ = false;
+  live_steps_ = false;  // as above
   live_file_.reset();
 }
 

@@ -125,14 +125,13 @@ class LogListener {
   // The same state written in steps while applying goes on, with no fork (ZnodeTree's live
   // snapshot): begin appends its first bytes to `out` and fixes what it holds (the state as of the
   // last entry applied), false if this listener cannot; continue appends the records of up to
-  // max_records more znodes and returns true once the snapshot is whole; abandon drops one under
-  // way. One at a time.
+  // max_records more znodes and returns true once the snapshot is whole. One at a time; one that
+  // is never finished is dropped with the state.
   virtual bool begin_live_snapshot(jute::Writer& out) { (void)out; return false; }
   virtual bool continue_live_snapshot(jute::Writer& out, size_t max_records) {
     (void)out, (void)max_records;
     return true;
   }
-  virtual void abandon_live_snapshot() {}
   // The leader changed (0: none known now).
   virtual void on_leader_changed(uint64_t leader, bool self) = 0;
   // The answer to read_index(context): reads may be served once applied >= index; `ok` false

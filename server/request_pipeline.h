@@ -74,7 +74,6 @@ class RequestPipeline final : public LogListener, private EventSink {
   bool on_snapshot_write(size_t piece_bytes, const std::function<bool(std::string_view)>& out) override;
   bool begin_live_snapshot(jute::Writer& out) override;
   bool continue_live_snapshot(jute::Writer& out, size_t max_records) override;
-  void abandon_live_snapshot() override;
   void on_leader_changed(uint64_t leader, bool self) override;
   void on_read_index(uint64_t context, uint64_t index, bool ok) override;
   void on_peer_message(uint64_t from, std::string payload) override;

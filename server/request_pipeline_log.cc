@@ -160,8 +160,6 @@ bool RequestPipeline::continue_live_snapshot(jute::Writer& out, size_t max_recor
   return sm_.mutable_tree().continue_live_snapshot(out, max_records);
 }
 
-void RequestPipeline::abandon_live_snapshot() { sm_.mutable_tree().abandon_live_snapshot(); }
-
 void RequestPipeline::on_leader_changed(uint64_t leader, bool self) {
   spdlog::info("leader is now {}{}", leader, self ? " (this server)" : "");
   duties_.leader_changed(self, clock_.monotonic_ms());
