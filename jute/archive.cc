@@ -6,10 +6,6 @@ namespace {
 uint32_t load_be32(const uint8_t* b) {
   return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | uint32_t{b[3]};
 }
-void append_be32(std::string& out, uint32_t v) {
-  char b[4] = {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
-  out.append(b, 4);
-}
 }  // namespace
 
 bool Reader::take(void* out, size_t n) {
@@ -106,12 +102,9 @@ bool Reader::read_strings(std::vector<std::string>& v) {
   return true;
 }
 
-void Writer::write_int(int32_t v) { append_be32(out_, static_cast<uint32_t>(v)); }
+void Writer::write_int(int32_t v) { put_be32(extend(4), static_cast<uint32_t>(v)); }
 
-void Writer::write_long(int64_t v) {
-  append_be32(out_, static_cast<uint32_t>(static_cast<uint64_t>(v) >> 32));
-  append_be32(out_, static_cast<uint32_t>(v));
-}
+void Writer::write_long(int64_t v) { put_be64(extend(8), static_cast<uint64_t>(v)); }
 
 void Writer::write_bool(bool v) { out_.push_back(v ? 1 : 0); }
 

@@ -157,7 +157,7 @@ bool RequestPipeline::begin_live_snapshot(jute::Writer& out) {
 }
 
 bool RequestPipeline::continue_live_snapshot(jute::Writer& out, size_t max_records) {
-  return sm_.mutable_tree().continue_live_snapshot(out, max_records);
+  return sm_.continue_live_snapshot(out, max_records);
 }
 
 void RequestPipeline::on_leader_changed(uint64_t leader, bool self) {

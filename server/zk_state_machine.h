@@ -77,9 +77,12 @@ class ZkStateMachine {
   // `out`, so that a snapshot is never whole in memory; false as soon as out returns false.
   bool serialize_to(size_t piece_bytes, const std::function<bool(std::string_view)>& out) const;
   // serialize()'s bytes as of now, written while writes go on: the header and the sessions go
-  // into `w` here, the tree's records follow through tree().continue_live_snapshot (its header
-  // says how the tree keeps them as of now).
+  // into `w` at the beginning, then up to max_records of the tree's records per continue, which
+  // returns true once all are written (ZnodeTree::begin_live_snapshot says how).
   void begin_live_snapshot(jute::Writer& w);
+  bool continue_live_snapshot(jute::Writer& w, size_t max_records) {
+    return tree_.continue_live_snapshot(w, max_records);
+  }
   bool restore(int64_t zxid, std::string_view bytes);
   // Whether `bytes` are a state serialize() could have produced (parsed in full, kept nowhere):
   // the admin restore checks its input before it proposes it.

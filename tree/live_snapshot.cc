@@ -70,16 +70,4 @@ void ZnodeTree::replace_with(ZnodeTree&& fresh) {
   live_snapshot_ = std::move(snap);
 }
 
-void ZnodeTree::abandon_live_snapshot() {
-  if (!live_snapshot_) return;
-  LiveSnapshot& snap = *live_snapshot_;
-  // The nodes not yet written take the new mark too, so that the next snapshot starts with
-  // every node unwritten.
-  for (; snap.next < snap.order.size(); ++snap.next) {
-    ZnodeEntry* e = snap.order[snap.next];
-    if (snap.kept.erase(e) == 0) e->second.snapshot_mark = snap.mark;
-  }
-  live_snapshot_.reset();
-}
-
 }  // namespace zkraft::tree

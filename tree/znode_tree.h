@@ -176,10 +176,9 @@ class ZnodeTree {
   // (its pre-image: ZooKeeper removes only leaves, so a node's own record is all a removal
   // needs), and the snapshot writes it in the node's place; a node created since is not in the
   // order. Each finished snapshot checks that the rolling digest of what it wrote equals the
-  // tree's at the start. One at a time; abandon_live_snapshot() drops one that is under way.
+  // tree's at the start. One at a time; one that is never finished goes with the tree.
   void begin_live_snapshot(jute::Writer& w);
   bool continue_live_snapshot(jute::Writer& w, size_t max_nodes);
-  void abandon_live_snapshot();
   bool live_snapshot_under_way() const { return live_snapshot_ != nullptr; }
   // Replaces the whole tree with `fresh` (a restore). A live snapshot under way goes on: it
   // keeps the replaced tree, unchanged from then on, until it has written it.

@@ -16,12 +16,6 @@ namespace {
 using namespace testing;  // NOLINT
 namespace err = jute::err;
 
-std::string snapshot_of(const ZnodeTree& t) {
-  jute::Writer w;
-  t.serialize(w);
-  return w.take();
-}
-
 ZnodeTree restored(const std::string& bytes) {
   ZnodeTree t;
   jute::Reader r(bytes);

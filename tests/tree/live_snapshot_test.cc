@@ -1,5 +1,5 @@
 // ZnodeTree's live snapshot: while random writes go on between its steps, the bytes it writes are
-// exactly serialize()'s bytes at its start, snapshot after snapshot (an abandoned one between).
+// exactly serialize()'s bytes at its start, snapshot after snapshot.
 
 #include <gtest/gtest.h>
 
@@ -15,12 +15,6 @@ namespace {
 using namespace testing;  // NOLINT
 namespace err = jute::err;
 
-std::string serialized(const ZnodeTree& t) {
-  jute::Writer w;
-  t.serialize(w);
-  return w.take();
-}
-
 // Quota nodes (their stats change with writes under /a) and config data: the changes a client's
 // write makes to nodes it did not name.
 void add_quota_and_config(ZnodeTree& t, int64_t& zxid) {
@@ -35,7 +29,7 @@ TEST(LiveSnapshotTest, WithoutWritesItIsSerialize) {
   ZnodeTree t;
   int64_t zxid = 0;
   add_quota_and_config(t, zxid);
-  const std::string expected = serialized(t);
+  const std::string expected = snapshot_of(t);
   for (size_t step : {size_t{1}, size_t{3}, size_t{1000}}) {
     jute::Writer w;
     t.begin_live_snapshot(w);
@@ -59,27 +53,20 @@ TEST(LiveSnapshotTest, RandomWritesBetweenStepsLeaveTheBytesOfTheStart) {
     for (int i = 0; i < 300; ++i) apply_random_op(t, ops, ++zxid, log);
     size_t written_while_writing = 0;
     for (int round = 0; round < 20; ++round) {
-      const std::string expected = serialized(t);
+      const std::string expected = snapshot_of(t);
       const uint64_t digest = t.digest();
       jute::Writer w;
       t.begin_live_snapshot(w);
-      const bool abandon = round % 7 == 3;
-      bool done = false;
-      for (int k = 0; !done; ++k) {
+      for (bool done = false; !done;) {
         // A few writes, then a step of 1 to 3 records; some steps have no writes before them.
         for (uint64_t n = steps() % 5; n > 0; --n) {
           apply_random_op(t, ops, ++zxid, log);
           if (steps() % 50 == 0) t.set_config_data("version=" + std::to_string(zxid));
           ++written_while_writing;
         }
-        if (abandon && k == 5) {
-          t.abandon_live_snapshot();
-          break;
-        }
         done = t.continue_live_snapshot(w, 1 + steps() % 3);
       }
       EXPECT_FALSE(t.live_snapshot_under_way());
-      if (abandon) continue;
       ASSERT_EQ(w.bytes(), expected) << "round " << round;
       ZnodeTree loaded;
       jute::Reader r(w.bytes());
@@ -96,7 +83,7 @@ TEST(LiveSnapshotTest, RandomWritesBetweenStepsLeaveTheBytesOfTheStart) {
 TEST(LiveSnapshotTest, ARemovedNodeIsWrittenAsItWasEvenIfItsPathIsTakenAgain) {
   ZnodeTree t;
   for (int i = 1; i <= 20; ++i) ASSERT_EQ(create(t, i, "/n" + std::to_string(i), "old"), err::kOk);
-  const std::string expected = serialized(t);
+  const std::string expected = snapshot_of(t);
   jute::Writer w;
   t.begin_live_snapshot(w);
   ASSERT_FALSE(t.continue_live_snapshot(w, 2));
@@ -115,10 +102,10 @@ TEST(LiveSnapshotTest, ARemovedNodeIsWrittenAsItWasEvenIfItsPathIsTakenAgain) {
 TEST(LiveSnapshotTest, ARestoreMidwayLeavesTheSnapshotOfTheReplacedTree) {
   ZnodeTree t;
   for (int i = 1; i <= 30; ++i) ASSERT_EQ(create(t, i, "/n" + std::to_string(i), "old"), err::kOk);
-  const std::string expected = serialized(t);
+  const std::string expected = snapshot_of(t);
   ZnodeTree other;
   for (int i = 1; i <= 10; ++i) ASSERT_EQ(create(other, i, "/m" + std::to_string(i), "other"), err::kOk);
-  const std::string other_bytes = serialized(other);
+  const std::string other_bytes = snapshot_of(other);
   jute::Writer w;
   t.begin_live_snapshot(w);
   ASSERT_FALSE(t.continue_live_snapshot(w, 5));
@@ -136,7 +123,7 @@ TEST(LiveSnapshotTest, ARestoreMidwayLeavesTheSnapshotOfTheReplacedTree) {
   EXPECT_FALSE(t.contains("/n1"));
   EXPECT_TRUE(t.contains("/m1"));
   // And the next snapshot is of the new tree.
-  const std::string now = serialized(t);
+  const std::string now = snapshot_of(t);
   jute::Writer w2;
   t.begin_live_snapshot(w2);
   while (!t.continue_live_snapshot(w2, 4)) {

@@ -13,12 +13,6 @@ namespace {
 using namespace testing;  // NOLINT
 namespace err = jute::err;
 
-std::string snapshot_of(const ZnodeTree& t) {
-  jute::Writer w;
-  t.serialize(w);
-  return w.take();
-}
-
 bool restore(ZnodeTree& t, const std::string& bytes) {
   jute::Reader r(bytes);
   return t.deserialize(r);

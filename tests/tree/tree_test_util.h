@@ -25,6 +25,13 @@ inline TxnContext ctx(int64_t zxid, int64_t session = 0, const std::vector<jute:
 
 inline jute::Buffer buf(const std::string& s) { return jute::Buffer{s, false}; }
 
+// serialize()'s bytes.
+inline std::string snapshot_of(const ZnodeTree& t) {
+  jute::Writer w;
+  t.serialize(w);
+  return w.take();
+}
+
 // Creates with defaults; returns the error code and fills `path_out` if given.
 inline int32_t create(ZnodeTree& t, int64_t zxid, const std::string& path, const std::string& data = "",
                       int32_t mode = 0, const std::vector<jute::ACL>& acl = kOpen,
