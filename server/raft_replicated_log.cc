@@ -359,7 +359,7 @@ bool RaftReplicatedLog::start_live_snapshot(SnapshotWanted& want) {
   const auto t0 = std::chrono::steady_clock::now();
   live_piece_.clear();
   if (!listener_->begin_live_snapshot(live_piece_)) return false;
-  const auto walk_us =
+  const auto start_us =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
   live_file_.reset();  // the previous one has answered (one request at a time)
   live_steps_ = true;
@@ -371,7 +371,7 @@ bool RaftReplicatedLog::start_live_snapshot(SnapshotWanted& want) {
         live_snapshot_file_done(want, err, written, steady_ms() - started_ms);
       });
   spdlog::info("snapshot at index {}: written live to {} (the start held the state thread {:.1f} ms)", want.index,
-               want.target->path, static_cast<double>(walk_us) / 1000.0);
+               want.target->path, static_cast<double>(start_us) / 1000.0);
   events_.push(SnapshotStep{});
   return true;
 }

@@ -119,7 +119,7 @@ void run(const char* label, long n, long parents, size_t data_bytes, const char*
       longest_step = std::max(longest_step, ms(a, std::chrono::steady_clock::now()));
     }
     auto l2 = std::chrono::steady_clock::now();
-    std::printf("  live snapshot: %zu bytes%s; start (walk) %.1f ms, records %.0f ms, longest step of 4096 %.2f ms\n",
+    std::printf("  live snapshot: %zu bytes%s; start %.1f ms, records %.0f ms, longest step of 4096 %.2f ms\n",
                 live_total, live_total == piece_total ? "" : " (DIFFERENT SIZE)", ms(l0, l1), ms(l1, l2),
                 longest_step);
 

@@ -9,11 +9,20 @@
 
 namespace zkraft::tree {
 
+namespace {
+
+// Pushes a child list so that the walk pops its entries in list order, as for_each_preorder.
+void push_children(std::vector<ZnodeEntry*>& stack, const std::vector<ZnodeEntry*>& kids) {
+  stack.insert(stack.end(), kids.rbegin(), kids.rend());
+}
+
+}  // namespace
+
 void ZnodeTree::begin_live_snapshot(jute::Writer& w) {
   ZKRAFT_INVARIANT(!live_snapshot_, "one live snapshot at a time");
   auto snap = std::make_unique<LiveSnapshot>();
-  snap->order = nodes_in_preorder();
-  ZKRAFT_INVARIANT(snap->order.size() == index_.size(), "the pre-order walk reaches every node");
+  snap->stack.push_back(find("/"));
+  snap->nodes_at_start = index_.size();
   snap->digest_at_start = rolling_;
   write_header(w);
   // Every node now has the old mark: none has its record written or kept.
@@ -27,7 +36,9 @@ void ZnodeTree::keep_pre_image_now(ZnodeEntry* e) {
   jute::Writer w;
   write_node(w, *e);
   snap.digest += node_hash(*e);
-  const bool fresh = snap.kept.emplace(e, w.take()).second;
+  LiveSnapshot::Kept kept{w.take(), {}};
+  if (const ChildList* list = e->second.children()) kept.children = list->entries;
+  const bool fresh = snap.kept.emplace(e, std::move(kept)).second;
   ZKRAFT_INVARIANT(fresh, "a node's record is kept once");
   e->second.snapshot_mark = snapshot_mark_;
 }
@@ -35,25 +46,30 @@ void ZnodeTree::keep_pre_image_now(ZnodeEntry* e) {
 bool ZnodeTree::continue_live_snapshot(jute::Writer& w, size_t max_nodes) {
   ZKRAFT_INVARIANT(live_snapshot_ != nullptr, "a live snapshot is under way");
   LiveSnapshot& snap = *live_snapshot_;
-  const size_t end = std::min(snap.order.size(), snap.next + max_nodes);
-  for (; snap.next < end; ++snap.next) {
-    ZnodeEntry* e = snap.order[snap.next];
+  for (size_t n = 0; n < max_nodes && !snap.stack.empty(); ++n) {
+    ZnodeEntry* e = snap.stack.back();
+    snap.stack.pop_back();
+    ++snap.written;
     if (auto it = snap.kept.find(e); it != snap.kept.end()) {
-      w.write_raw(it->second);
+      w.write_raw(it->second.record);
+      push_children(snap.stack, it->second.children);
       snap.kept.erase(it);
       continue;
     }
-    // Not kept, so neither changed nor removed since the start: the node is there as it was.
-    Znode& n = e->second;
-    ZKRAFT_INVARIANT(n.snapshot_mark != snap.mark, "a node's record is written once");
+    // Not kept, so neither it nor its child list changed since the start: both are as they were.
+    Znode& node = e->second;
+    ZKRAFT_INVARIANT(node.snapshot_mark != snap.mark, "a node's record is written once");
     write_node(w, *e);
     snap.digest += node_hash(*e);
-    n.snapshot_mark = snap.mark;
+    node.snapshot_mark = snap.mark;
+    if (const ChildList* list = node.children()) push_children(snap.stack, list->entries);
   }
-  if (snap.next < snap.order.size()) return false;
-  // A record kept for a node not in the order, or a change that kept no record, would make the
-  // bytes differ from the tree at the start: a restore from them would lose or invent writes.
+  if (!snap.stack.empty()) return false;
+  // A record kept for a node the walk never reached, a change that kept nothing, or a child list
+  // read after it changed would make the bytes differ from the tree at the start: a restore from
+  // them would lose or invent writes.
   ZKRAFT_INVARIANT(snap.kept.empty(), "every kept record was written in its node's place");
+  ZKRAFT_INVARIANT(snap.written == snap.nodes_at_start, "a live snapshot writes every node of the start once");
   ZKRAFT_INVARIANT(snap.digest == snap.digest_at_start, "a live snapshot holds the tree as it was at its start");
   live_snapshot_.reset();
   return true;

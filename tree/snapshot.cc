@@ -92,14 +92,6 @@ void ZnodeTree::for_each_preorder(F&& f) const {
   }
 }
 
-std::vector<ZnodeEntry*> ZnodeTree::nodes_in_preorder() {
-  std::vector<ZnodeEntry*> out;
-  out.reserve(index_.size());
-  // The walk is const; the entries are this tree's own, which it may change.
-  for_each_preorder([&](const ZnodeEntry& e) { out.push_back(const_cast<ZnodeEntry*>(&e)); });
-  return out;
-}
-
 void ZnodeTree::serialize(jute::Writer& w) const {
   write_header(w);
   for_each_preorder([&](const ZnodeEntry& e) { write_node(w, e); });
