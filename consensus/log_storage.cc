@@ -34,7 +34,12 @@ leveldb::Options db_options(const StorageOptions& options, leveldb::Cache* cache
 }  // namespace
 
 LogStorage::LogStorage(std::string dir, const StorageOptions& options)
-    : dir_(std::move(dir)), options_(options) {}
+    : dir_(std::move(dir)), options_(options), remover_(std::make_unique<FileRemover>([this](const std::string& path) {
+        leveldb::Status s = env()->RemoveFile(path);
+        return s.ok() ? std::string() : s.ToString();
+      })) {}
+
+void LogStorage::wait_for_file_removals() { remover_->wait_idle(); }
 
 LogStorage::~LogStorage() = default;
 

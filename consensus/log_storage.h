@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "consensus/file_remover.h"
 #include "consensus/status.h"
 #include "consensus/storage_codec.h"
 #include "consensus/storage_options.h"
@@ -151,6 +152,10 @@ class LogStorage {
 
   const std::string& dir() const { return dir_; }
 
+  // Old snapshot files are removed on a thread of their own (FileRemover): returns once every
+  // removal asked for so far is done. For tests, and for anyone about to count the files.
+  void wait_for_file_removals();
+
   // After a kNoSpace write: closes and reopens the LevelDB (storage thread only). LevelDB keeps
   // writing the same log file after a failed append, behind a possibly torn record that would
   // hide later records from recovery; a reopen recovers that file (dropping the torn, never
@@ -190,6 +195,8 @@ class LogStorage {
   std::optional<storage::SnapshotRecord> snapshot_;
   // Names the next snapshot's data; write_snapshot_data takes one from any thread.
   std::atomic<uint64_t> next_snapshot_generation_{1};
+  // Last, so it goes first: its destructor finishes the removals queued while env() still works.
+  std::unique_ptr<FileRemover> remover_;
 };
 
 }  // namespace zkraft::consensus

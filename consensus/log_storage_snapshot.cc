@@ -194,7 +194,7 @@ void LogStorage::discard_snapshot_file(const SnapshotFileWritten& file) {
     std::shared_lock lock(meta_mu_);
     if (snapshot_ && snapshot_->in_file && snapshot_->generation == file.token) return;
   }
-  env()->RemoveFile(snapshot_path(file.token));
+  remover_->remove(snapshot_path(file.token));
 }
 
 Status LogStorage::publish_snapshot(const PreparedSnapshot& prepared) {
@@ -236,10 +236,10 @@ Status LogStorage::publish_snapshot(const PreparedSnapshot& prepared) {
     }
   }
 
-  // The old data is unreachable now; removing it may be lost in a crash (open() sweeps it).
+  // The old data is unreachable now; removing it may be lost in a crash (open() sweeps it). Not
+  // on this thread: freeing a large file's blocks holds the caller for as long as 230 ms.
   if (old && old->in_file) {
-    leveldb::Status d = env()->RemoveFile(snapshot_path(old->generation));
-    if (!d.ok()) spdlog::warn("log storage {}: removing the old snapshot's file: {}", dir_, d.ToString());
+    remover_->remove(snapshot_path(old->generation));
   } else if (old) {
     leveldb::WriteBatch del;
     for (uint64_t n = 0; n < old->chunk_count; ++n) del.Delete(snapshot_chunk_key(old->generation, n));

@@ -155,6 +155,7 @@ TEST(LogStorage, SnapshotFileOfTheWrongSizeOrOutOfDateIsRefusedAndRemoved) {
   const SnapshotFileTarget c = st->snapshot_file_target();
   const SnapshotFileWritten wc = write_in_pieces(c, "declined", 8);
   st->discard_snapshot_file(wc);
+  st->wait_for_file_removals();  // removed on the remover's thread
   EXPECT_FALSE(exists(c.path));
 }
 

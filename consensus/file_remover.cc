@@ -1,0 +1,50 @@
+#include "consensus/file_remover.h"
+
+#include <spdlog/spdlog.h>
+
+namespace zkraft::consensus {
+
+FileRemover::FileRemover(RemoveFn remove) : remove_(std::move(remove)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+FileRemover::~FileRemover() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  work_.notify_all();
+  thread_.join();
+}
+
+void FileRemover::remove(std::string path) {
+  {
+    std::lock_guard lock(mu_);
+    queue_.push_back(std::move(path));
+  }
+  work_.notify_one();
+}
+
+void FileRemover::wait_idle() {
+  std::unique_lock lock(mu_);
+  idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+}
+
+void FileRemover::run() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    work_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and nothing left to remove
+    std::string path = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    const std::string error = remove_(path);
+    if (!error.empty()) spdlog::warn("removing {}: {}", path, error);
+    lock.lock();
+    busy_ = false;
+    if (queue_.empty()) idle_.notify_all();
+  }
+}
+
+}  // namespace zkraft::consensus
