@@ -522,6 +522,7 @@ Ready RaftCore::ready() {
   msgs_now_.clear();
   msgs_after_persist_.clear();
   apply_from = std::max(apply_from, log_.first_index());
+  if (commit_ >= apply_from) rd.committed_entries.reserve(commit_ - apply_from + 1);
   for (Index i = apply_from; i <= commit_; ++i) rd.committed_entries.push_back(log_.at(i));
   rd.applied_index = std::max(applied_, commit_);
   rd.read_states = std::move(read_states_);

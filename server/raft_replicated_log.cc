@@ -200,13 +200,13 @@ std::string RaftReplicatedLog::take_snapshot() {
 }
 
 void RaftReplicatedLog::request_snapshot(consensus::Index index, consensus::SnapshotReply reply) {
-  events_.push(SnapshotWanted{index, std::move(reply), std::nullopt, {}});
+  events_.push(std::make_unique<SnapshotWanted>(SnapshotWanted{index, std::move(reply), std::nullopt, {}}));
 }
 
 void RaftReplicatedLog::request_snapshot_file(consensus::Index index, const consensus::SnapshotFileTarget& target,
                                               consensus::SnapshotReply reply,
                                               consensus::SnapshotFileReply file_reply) {
-  events_.push(SnapshotWanted{index, std::move(reply), target, std::move(file_reply)});
+  events_.push(std::make_unique<SnapshotWanted>(SnapshotWanted{index, std::move(reply), target, std::move(file_reply)}));
 }
 
 void RaftReplicatedLog::restore_snapshot(const consensus::SnapshotMeta& meta,
@@ -330,7 +330,7 @@ void RaftReplicatedLog::snapshot_file_done(const SnapshotWanted& want, std::opti
     ::unlink(target.path.c_str());
     spdlog::warn("snapshot at index {}: the child process failed after {} ms; serialising on the state "
                  "thread instead", want.index, ms);
-    events_.push(SnapshotWanted{want.index, want.reply, std::nullopt, {}});
+    events_.push(std::make_unique<SnapshotWanted>(SnapshotWanted{want.index, want.reply, std::nullopt, {}}));
     return;
   }
   std::memcpy(&r, result->data(), sizeof r);
@@ -432,7 +432,7 @@ void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
     } else if (std::holds_alternative<SnapshotStep>(ev)) {
       live_snapshot_step();
     } else {
-      take_snapshot_for(std::get<SnapshotWanted>(ev));
+      take_snapshot_for(*std::get<std::unique_ptr<SnapshotWanted>>(ev));
     }
   }
   listener_->on_batch_done();

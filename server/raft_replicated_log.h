@@ -101,7 +101,10 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
     std::optional<consensus::SnapshotFileTarget> target;
     consensus::SnapshotFileReply file_reply;
   };
-  using Event = std::variant<Apply, Restore, LeaderChanged, ReadPoint, Message, SnapshotWanted, SnapshotStep>;
+  // SnapshotWanted is boxed: at ~130 bytes it would make every Event that size, and a restart
+  // queues one Apply per log entry after the snapshot (100,000 at snapCount's default).
+  using Event =
+      std::variant<Apply, Restore, LeaderChanged, ReadPoint, Message, std::unique_ptr<SnapshotWanted>, SnapshotStep>;
 
   struct Figures {
     ReplicationStatus replication;
