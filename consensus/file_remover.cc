@@ -1,11 +1,15 @@
 #include "consensus/file_remover.h"
 
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 
 namespace zkraft::consensus {
 
 FileRemover::FileRemover(RemoveFn remove) : remove_(std::move(remove)) {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "zk-remover");  // shown by top -H, ps -L, perf
+    run();
+  });
 }
 
 FileRemover::~FileRemover() {
