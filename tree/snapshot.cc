@@ -166,12 +166,18 @@ bool ZnodeTree::deserialize(jute::Reader& r) {
   // still loads: the lookup is the fallback.
   std::vector<ZnodeEntry*> ancestors;
   jute::Buffer data;  // reused: its capacity survives from node to node
-  for (int64_t i = 0; i < node_count; ++i) {
+  struct Record {
     std::string path;
-    Znode n;
+    uint64_t path_hash = 0;
+    Znode node;
+  };
+  // Reads and checks the next record (everything but where it goes in the tree).
+  auto decode = [&](Record& rec) {
+    Znode& n = rec.node;
+    n = Znode();
     int32_t acl = 0, kind = 0, cversion = 0;
     int64_t pzxid = 0, owner = 0;
-    if (!r.read_string(path) || !r.read_buffer(data) || !r.read_long(n.czxid) ||
+    if (!r.read_string(rec.path) || !r.read_buffer(data) || !r.read_long(n.czxid) ||
         !r.read_long(n.mzxid) || !r.read_long(pzxid) || !r.read_long(n.ctime) ||
         !r.read_long(n.mtime) || !r.read_long(owner) || !r.read_int(n.version) ||
         !r.read_int(cversion) || !r.read_int(n.aversion) || !r.read_int(acl) ||
@@ -200,22 +206,42 @@ bool ZnodeTree::deserialize(jute::Reader& r) {
     }
     n.set_child_stamp(pzxid, cversion);
     n.set_kind(node_kind, owner);
-    if (!validate_path(path)) return false;
-    if (i == 0) {
-      if (path != "/" || n.kind() != NodeKind::kPersistent) return false;
-      ancestors.push_back(t.insert_entry(std::move(path), std::move(n), nullptr, false));
-      continue;
-    }
-    std::string_view parent_path = parent_of(path);
+    if (!validate_path(rec.path)) return false;
+    rec.path_hash = PathIndex::hash(rec.path);
+    return true;
+  };
+  // Puts a decoded record (not the root) under its parent.
+  auto insert = [&](Record& rec) {
+    std::string_view parent_path = parent_of(rec.path);
     if (parent_path.empty()) parent_path = "/";  // the root's children
     while (!ancestors.empty() && ancestors.back()->first != parent_path) ancestors.pop_back();
     ZnodeEntry* parent = ancestors.empty() ? t.find(parent_path) : ancestors.back();
     if (!parent || parent->second.kind() == NodeKind::kEphemeral) return false;
     if (ancestors.empty()) ancestors.push_back(parent);
-    ZnodeEntry* e = t.insert_entry_if_new(std::move(path), std::move(n), parent);
+    ZnodeEntry* e = t.insert_entry_if_new(rec.path, rec.path_hash, std::move(rec.node), parent);
     if (!e) return false;  // the same path twice
     ancestors.push_back(e);
+    return true;
+  };
+
+  Record records[2];
+  if (!decode(records[0]) || records[0].path != "/" ||
+      records[0].node.kind() != NodeKind::kPersistent) {
+    return false;
   }
+  ancestors.push_back(t.insert_entry("/", std::move(records[0].node), nullptr, false));
+  // Each record after the root is inserted one step after it is decoded, with its slot in the
+  // index prefetched in between: in a table of millions that slot is a cache miss, and decoding
+  // the next record hides it (restore_bench: docs/benchmarks.md, 2026-12-06).
+  Record* pending = nullptr;
+  for (int64_t i = 1; i < node_count; ++i) {
+    Record& rec = records[i % 2];
+    if (!decode(rec)) return false;
+    t.index_.prefetch(rec.path_hash);
+    if (pending && !insert(*pending)) return false;
+    pending = &rec;
+  }
+  if (pending && !insert(*pending)) return false;
   if (!r.ok()) return false;
   t.acls_.purge_unused();
   replace_with(std::move(t));

@@ -174,11 +174,10 @@ inline Znode& Znode::operator=(Znode&& o) noexcept {
   return *this;
 }
 
-// The path index entry is one std::unordered_map node: next pointer 8, PathKey 24, Znode 72 = 104
-// bytes (the hash is not cached: ZnodeTree::TransparentHash is noexcept), a 104-byte block of the
-// tree's BlockPool (tree/block_pool.h). Znode's 72: four 64-bit fields 32, four 32-bit 16, data 14,
+// The path index entry (tree/path_index.h) is PathKey 24 + Znode 72 = 96 bytes, one 96-byte block
+// of the tree's BlockPool (tree/block_pool.h), plus its slot in the index's table. Znode's 72: four 64-bit fields 32, four 32-bit 16, data 14,
 // data_null and snapshot_mark 1, kind 1, the child list or owner 8.
 static_assert(sizeof(Znode) <= 72, "Znode grew: check tree_memory_bench");
-static_assert(sizeof(ZnodeEntry) <= 96, "the path key grew: check tree_memory_bench");
+static_assert(sizeof(ZnodeEntry) == 96, "the path key grew: check tree_memory_bench");
 
 }  // namespace zkraft::tree

@@ -49,13 +49,11 @@ void ZnodeTree::set_config_data(std::string_view text) {
 // ---------------------------------------------------------------- helpers
 
 ZnodeEntry* ZnodeTree::find(std::string_view path) {
-  auto it = index_.find(path.empty() ? std::string_view("/") : path);
-  return it == index_.end() ? nullptr : &*it;
+  return index_.find(path.empty() ? std::string_view("/") : path);
 }
 
 const ZnodeEntry* ZnodeTree::find(std::string_view path) const {
-  auto it = index_.find(path.empty() ? std::string_view("/") : path);
-  return it == index_.end() ? nullptr : &*it;
+  return index_.find(path.empty() ? std::string_view("/") : path);
 }
 
 bool ZnodeTree::allowed(const Znode& n, int32_t perm, const std::vector<jute::Id>& auth) const {
@@ -176,18 +174,19 @@ Znode ZnodeTree::copy_header(const Znode& n) {
 
 // ---------------------------------------------------------------- primitive mutations
 
-ZnodeEntry* ZnodeTree::insert_entry(std::string path, Znode node, ZnodeEntry* parent,
+ZnodeEntry* ZnodeTree::insert_entry(std::string_view path, Znode node, ZnodeEntry* parent,
                                     bool at_saved_index) {
   uint32_t saved_index = node.index_in_parent;
-  auto [it, inserted] = index_.emplace(std::move(path), std::move(node));
+  auto [e, inserted] = index_.emplace(path, std::move(node));
   ZKRAFT_INVARIANT(inserted, "a path is in the index at most once");
-  return link_entry(&*it, parent, at_saved_index, saved_index);
+  return link_entry(e, parent, at_saved_index, saved_index);
 }
 
-ZnodeEntry* ZnodeTree::insert_entry_if_new(std::string path, Znode node, ZnodeEntry* parent) {
-  auto [it, inserted] = index_.emplace(std::move(path), std::move(node));
+ZnodeEntry* ZnodeTree::insert_entry_if_new(std::string_view path, uint64_t path_hash, Znode node,
+                                           ZnodeEntry* parent) {
+  auto [e, inserted] = index_.emplace(path, path_hash, std::move(node));
   if (!inserted) return nullptr;
-  return link_entry(&*it, parent, false, 0, /*fused_hash=*/true);
+  return link_entry(e, parent, false, 0, /*fused_hash=*/true);
 }
 
 ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_saved_index,
@@ -263,7 +262,7 @@ Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
     if (kids.empty()) std::vector<ZnodeEntry*>().swap(kids);
   }
   Znode out = std::move(n);
-  index_.erase(index_.find(key));
+  index_.erase(e);
   return out;
 }
 
@@ -307,7 +306,7 @@ void ZnodeTree::rollback(std::vector<Undo>& log) {
       case Undo::Kind::kDeleted: {
         ZnodeEntry* parent = find(parent_of(u.path));
         u.saved.index_in_parent = u.index;
-        insert_entry(std::move(u.path), std::move(u.saved), parent, true);
+        insert_entry(u.path, std::move(u.saved), parent, true);
         break;
       }
     }

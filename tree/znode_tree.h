@@ -26,7 +26,6 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -36,6 +35,7 @@
 #include "tree/acl.h"
 #include "tree/acl_cache.h"
 #include "tree/block_pool.h"
+#include "tree/path_index.h"
 #include "tree/path.h"
 #include "tree/quota_stats.h"
 #include "tree/txn.h"
@@ -203,25 +203,6 @@ class ZnodeTree {
   uint64_t tree_digest() const { return tree_digest_; }
 
  private:
-  // Both calls are noexcept because libstdc++ caches the hash in each index node unless hashing
-  // a key cannot throw (std::__cache_default). Not caching saves 8 bytes per entry (104 bytes
-  // instead of 112, tree/znode.h); the price: a rehash hashes the keys again, and a lookup
-  // hashes the key of each other entry of the bucket it walks past.
-  struct TransparentHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-    size_t operator()(const PathKey& k) const noexcept { return (*this)(k.view()); }
-  };
-  // Entries and buckets come from the tree's BlockPool, apart from the malloc heap.
-  using Index = std::unordered_map<PathKey, Znode, TransparentHash, std::equal_to<>,
-                                   TreeAllocator<ZnodeEntry>>;
-  static_assert(std::is_nothrow_invocable_v<const TransparentHash&, const PathKey&>);
-#if defined(__GLIBCXX__)
-  static_assert(!std::__cache_default<PathKey, TransparentHash>::value, "the index caches hashes");
-  static_assert(sizeof(std::__detail::_Hash_node<ZnodeEntry, false>) == 104,
-                "an index node is 104 bytes (tree/znode.h)");
-#endif
-
   // One reversible step of a multi, undone in reverse order on failure.
   struct Undo {
     enum class Kind : uint8_t { kUpdated, kCreated, kDeleted, kQuotaPaths };
@@ -255,10 +236,11 @@ class ZnodeTree {
 
   // Primitive mutations; they keep the side indexes and counters right, and log undo steps
   // while a multi runs.
-  ZnodeEntry* insert_entry(std::string path, Znode node, ZnodeEntry* parent, bool at_saved_index);
+  ZnodeEntry* insert_entry(std::string_view path, Znode node, ZnodeEntry* parent, bool at_saved_index);
   // The snapshot load's insert: nullptr (and nothing changed) if the path is already there, so
-  // the duplicate check costs no lookup of its own.
-  ZnodeEntry* insert_entry_if_new(std::string path, Znode node, ZnodeEntry* parent);
+  // the duplicate check costs no lookup of its own. path_hash is PathIndex::hash(path).
+  ZnodeEntry* insert_entry_if_new(std::string_view path, uint64_t path_hash, Znode node,
+                                  ZnodeEntry* parent);
   ZnodeEntry* link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_saved_index, uint32_t saved_index,
                          bool fused_hash = false);
   Znode remove_entry(ZnodeEntry* e, ZnodeEntry* parent);
@@ -345,7 +327,7 @@ class ZnodeTree {
   static void write_node(jute::Writer& w, const ZnodeEntry& e);
 
   Options options_;
-  Index index_;
+  PathIndex index_;
   AclCache acls_;
   std::map<int64_t, std::set<std::string_view>> ephemerals_;  // views into index_ keys
   std::set<std::string_view> containers_;
