@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "consensus/storage_codec.h"
 #include "tests/consensus/raft_node_test_cluster.h"
 
 namespace zkraft::consensus::testing {
@@ -295,6 +298,42 @@ TEST(RaftNode, LaggingNodeGetsSnapshotOverItsOldLogAndRestartsFromIt) {
   ASSERT_TRUE(c.wait_converged());
   EXPECT_EQ(c.app(victim).data(), all);
   EXPECT_EQ(c.app(victim).applied, c.app(lead).applied);
+}
+
+// open() checks the snapshot file's checksum (on a thread of its own, while it reads the log
+// after the snapshot): a file changed on disk stops the node from opening, before anything is
+// applied from it.
+TEST(RaftNode, ASnapshotFileThatFailsItsChecksumStopsTheOpen) {
+  RaftNodeOptions o = fast_options();
+  o.snapshot_every = 20;
+  o.keep_tail = 5;
+  RaftNodeCluster c(o);
+  c.apps_write_snapshot_files = true;
+  c.start({1}, Membership{{1}, {}});
+  propose_all(c, numbered("c", 0, 50));
+  ASSERT_TRUE(c.run_until([&] { return c.node(1).status().snapshot_index > 0; }));
+  c.kill(1);
+  c.open_node(1);  // the intact file opens, and the log after it is read
+  EXPECT_EQ(c.app(1).snapshots_restored, 1);
+  c.kill(1);
+
+  std::vector<std::filesystem::path> files;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(c.root())) {
+    if (f.is_regular_file() && storage::parse_snapshot_file_name(f.path().filename().string())) files.push_back(f.path());
+  }
+  ASSERT_EQ(files.size(), 1u);
+  {
+    std::fstream f(files[0], std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(0, std::ios::end);
+    ASSERT_GT(f.tellg(), 10);
+    const std::streamoff middle = static_cast<std::streamoff>(f.tellg()) / 2;
+    f.seekg(middle);
+    const char was = static_cast<char>(f.get());
+    f.seekp(middle);
+    f.put(static_cast<char>(~was));  // one byte changed, the size kept
+  }
+  const std::string error = c.try_open_node(1);
+  EXPECT_NE(error.find("fails its checksum"), std::string::npos) << error;
 }
 
 TEST(RaftNode, LeaderTransportStopLeadsToNewLeaderQuickly) {

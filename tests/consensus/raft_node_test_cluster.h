@@ -187,6 +187,8 @@ class RaftNodeCluster {
   }
 
   boost::asio::io_context& io() { return io_; }
+  // The directory under which each node has its own.
+  const std::filesystem::path& root() const { return root_; }
 
   // Apps opened from now on write their snapshots into the storage's files themselves.
   bool apps_write_snapshot_files = false;
@@ -200,6 +202,12 @@ class RaftNodeCluster {
 
   // Opens node `id` on its directory (fresh or existing) and tells every other node its address.
   void open_node(NodeId id) {
+    const std::string error = try_open_node(id);
+    ASSERT_EQ(error, "");
+  }
+
+  // open_node, but returns open()'s error ("" once opened) instead of failing the test.
+  std::string try_open_node(NodeId id) {
     Member& m = members_[id];
     m.dir = (root_ / ("node" + std::to_string(id))).string();
     m.app = std::make_unique<RecordingApp>();
@@ -212,8 +220,12 @@ class RaftNodeCluster {
     if (envs_.count(id)) o.storage.env = envs_[id];
     m.node = std::make_unique<RaftNode>(io_, o, *m.app);
     std::string error;
-    ASSERT_TRUE(m.node->open(&error)) << error;
+    if (!m.node->open(&error)) {
+      members_.erase(id);
+      return error.empty() ? "open() failed without a reason" : error;
+    }
     ports_[id] = m.node->peer_port();
+    return "";
   }
 
   void start_node(NodeId id) {
