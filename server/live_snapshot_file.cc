@@ -1,10 +1,12 @@
 #include "server/live_snapshot_file.h"
 
+#include "tree/invariant.h"  // server/ has no copy of its own: tree/ is below it
+
 namespace zkraft::server {
 
 LiveSnapshotFile::LiveSnapshotFile(const consensus::SnapshotFileTarget& target, std::function<void()> on_room,
-                                   Done done)
-    : target_(target), on_room_(std::move(on_room)), done_(std::move(done)) {
+                                   Done done, std::optional<tree::LiveSnapshotCheck> check)
+    : target_(target), on_room_(std::move(on_room)), done_(std::move(done)), check_(std::move(check)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -51,8 +53,12 @@ void LiveSnapshotFile::run() {
       }
     }
     if (room_now) on_room_();
+    if (check_) ZKRAFT_INVARIANT(check_->add(piece), "a live snapshot's pieces are whole records");
     if (err == 0) err = writer.append(piece);
   }
+  // Bytes that are not the tree at the snapshot's start would, once published, make a restore
+  // lose or invent writes.
+  if (check_) ZKRAFT_INVARIANT(check_->holds_the_start(), "a live snapshot holds the tree as it was at its start");
   consensus::SnapshotFileWritten written;
   if (err == 0) err = writer.finish(&written);
   done_(err, written);

@@ -14,10 +14,12 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "consensus/snapshot_file_writer.h"
+#include "tree/live_snapshot_check.h"
 
 namespace zkraft::server {
 
@@ -26,7 +28,10 @@ class LiveSnapshotFile {
   static constexpr size_t kRoomPieces = 4;
   using Done = std::function<void(int err, const consensus::SnapshotFileWritten& written)>;
 
-  LiveSnapshotFile(const consensus::SnapshotFileTarget& target, std::function<void()> on_room, Done done);
+  // With a check, the writer thread runs every piece through it and, at finish(), stops the
+  // process (an invariant) if the snapshot is not the tree at its start.
+  LiveSnapshotFile(const consensus::SnapshotFileTarget& target, std::function<void()> on_room, Done done,
+                   std::optional<tree::LiveSnapshotCheck> check = std::nullopt);
   ~LiveSnapshotFile();  // abandons a file not yet finished
   LiveSnapshotFile(const LiveSnapshotFile&) = delete;
   LiveSnapshotFile& operator=(const LiveSnapshotFile&) = delete;
@@ -42,6 +47,7 @@ class LiveSnapshotFile {
   consensus::SnapshotFileTarget target_;
   std::function<void()> on_room_;
   Done done_;
+  std::optional<tree::LiveSnapshotCheck> check_;  // used only by the writer thread
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::string> pieces_;

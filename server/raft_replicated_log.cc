@@ -358,7 +358,8 @@ bool RaftReplicatedLog::start_live_snapshot(SnapshotWanted& want) {
   ZKRAFT_INVARIANT(!live_steps_, "one snapshot at a time");
   const auto t0 = std::chrono::steady_clock::now();
   live_piece_.clear();
-  if (!listener_->begin_live_snapshot(live_piece_)) return false;
+  std::optional<tree::LiveSnapshotCheck> check = listener_->begin_live_snapshot(live_piece_);
+  if (!check) return false;
   const auto start_us =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
   live_file_.reset();  // the previous one has answered (one request at a time)
@@ -369,7 +370,8 @@ bool RaftReplicatedLog::start_live_snapshot(SnapshotWanted& want) {
       [this] { events_.push(SnapshotStep{}); },  // room again: the steps go on
       [this, want, started_ms](int err, const consensus::SnapshotFileWritten& written) {
         live_snapshot_file_done(want, err, written, steady_ms() - started_ms);
-      });
+      },
+      std::move(check));
   spdlog::info("snapshot at index {}: written live to {} (the start held the state thread {:.1f} ms)", want.index,
                want.target->path, static_cast<double>(start_us) / 1000.0);
   events_.push(SnapshotStep{});

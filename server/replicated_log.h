@@ -18,11 +18,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "jute/archive.h"
+#include "tree/live_snapshot_check.h"
 
 namespace zkraft::server {
 
@@ -124,10 +126,14 @@ class LogListener {
   virtual bool on_snapshot_write(size_t piece_bytes, const std::function<bool(std::string_view)>& out) = 0;
   // The same state written in steps while applying goes on, with no fork (ZnodeTree's live
   // snapshot): begin appends its first bytes to `out` and fixes what it holds (the state as of the
-  // last entry applied), false if this listener cannot; continue appends the records of up to
+  // last entry applied), and returns the check of the bytes to come (for whoever writes them), or
+  // nothing if this listener cannot; continue appends the records of up to
   // max_records more znodes and returns true once the snapshot is whole. One at a time; one that
   // is never finished is dropped with the state.
-  virtual bool begin_live_snapshot(jute::Writer& out) { (void)out; return false; }
+  virtual std::optional<tree::LiveSnapshotCheck> begin_live_snapshot(jute::Writer& out) {
+    (void)out;
+    return std::nullopt;
+  }
   virtual bool continue_live_snapshot(jute::Writer& out, size_t max_records) {
     (void)out, (void)max_records;
     return true;

@@ -151,9 +151,8 @@ bool RequestPipeline::on_snapshot_write(size_t piece_bytes, const std::function<
   return sm_.serialize_to(piece_bytes, out);
 }
 
-bool RequestPipeline::begin_live_snapshot(jute::Writer& out) {
-  sm_.begin_live_snapshot(out);
-  return true;
+std::optional<tree::LiveSnapshotCheck> RequestPipeline::begin_live_snapshot(jute::Writer& out) {
+  return sm_.begin_live_snapshot(out);
 }
 
 bool RequestPipeline::continue_live_snapshot(jute::Writer& out, size_t max_records) {

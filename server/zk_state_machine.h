@@ -79,7 +79,7 @@ class ZkStateMachine {
   // serialize()'s bytes as of now, written while writes go on: the header and the sessions go
   // into `w` at the beginning, then up to max_records of the tree's records per continue, which
   // returns true once all are written (ZnodeTree::begin_live_snapshot says how).
-  void begin_live_snapshot(jute::Writer& w);
+  tree::LiveSnapshotCheck begin_live_snapshot(jute::Writer& w);
   bool continue_live_snapshot(jute::Writer& w, size_t max_records) {
     return tree_.continue_live_snapshot(w, max_records);
   }

@@ -32,9 +32,9 @@ bool ZkStateMachine::serialize_to(size_t piece_bytes, const std::function<bool(s
   return w.size() == 0 || out(w.bytes());
 }
 
-void ZkStateMachine::begin_live_snapshot(jute::Writer& w) {
+tree::LiveSnapshotCheck ZkStateMachine::begin_live_snapshot(jute::Writer& w) {
   write_snapshot_header(w);
-  tree_.begin_live_snapshot(w);
+  return tree_.begin_live_snapshot(w);
 }
 
 bool ZkStateMachine::load_state(std::string_view bytes, int64_t* snapshot_zxid) {

@@ -18,24 +18,24 @@ void push_children(std::vector<ZnodeEntry*>& stack, const std::vector<ZnodeEntry
 
 }  // namespace
 
-void ZnodeTree::begin_live_snapshot(jute::Writer& w) {
+LiveSnapshotCheck ZnodeTree::begin_live_snapshot(jute::Writer& w) {
   ZKRAFT_INVARIANT(!live_snapshot_, "one live snapshot at a time");
   auto snap = std::make_unique<LiveSnapshot>();
   snap->stack.push_back(find("/"));
   snap->nodes_at_start = index_.size();
-  snap->digest_at_start = rolling_;
   write_header(w);
   // Every node now has the old mark: none has its record written or kept.
   snapshot_mark_ = !snapshot_mark_;
   snap->mark = snapshot_mark_;
+  LiveSnapshotCheck check(w.size(), snap->nodes_at_start, rolling_);
   live_snapshot_ = std::move(snap);
+  return check;
 }
 
 void ZnodeTree::keep_pre_image_now(ZnodeEntry* e) {
   LiveSnapshot& snap = *live_snapshot_;
   jute::Writer w;
   write_node(w, *e);
-  snap.digest += node_hash(*e);
   LiveSnapshot::Kept kept{w.take(), {}};
   if (const ChildList* list = e->second.children()) kept.children = list->entries;
   const bool fresh = snap.kept.emplace(e, std::move(kept)).second;
@@ -60,17 +60,16 @@ bool ZnodeTree::continue_live_snapshot(jute::Writer& w, size_t max_nodes) {
     Znode& node = e->second;
     ZKRAFT_INVARIANT(node.snapshot_mark != snap.mark, "a node's record is written once");
     write_node(w, *e);
-    snap.digest += node_hash(*e);
     node.snapshot_mark = snap.mark;
     if (const ChildList* list = node.children()) push_children(snap.stack, list->entries);
   }
   if (!snap.stack.empty()) return false;
   // A record kept for a node the walk never reached, a change that kept nothing, or a child list
   // read after it changed would make the bytes differ from the tree at the start: a restore from
-  // them would lose or invent writes.
+  // them would lose or invent writes. The records' digest is checked where they are written
+  // (LiveSnapshotCheck).
   ZKRAFT_INVARIANT(snap.kept.empty(), "every kept record was written in its node's place");
   ZKRAFT_INVARIANT(snap.written == snap.nodes_at_start, "a live snapshot writes every node of the start once");
-  ZKRAFT_INVARIANT(snap.digest == snap.digest_at_start, "a live snapshot holds the tree as it was at its start");
   live_snapshot_.reset();
   return true;
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "tree/invariant.h"
+#include "tree/node_hash.h"
 #include "tree/tree_internal.h"
 
 namespace zkraft::tree {
@@ -79,63 +80,19 @@ void ZnodeTree::fill_stat(const Znode& n, jute::Stat& s) const {
 
 namespace {
 
-// A word-at-a-time multiply-xorshift chain with a splitmix64 finish, so that sums of hashes
-// spread well. Bytes are read as little-endian 64-bit words on every platform, so every build
-// agrees. It was byte-at-a-time FNV-1a: one multiply per byte, 8% of a 1,000,000-znode restart
-// (the snapshot load and the replay hash every node). The values exist only in memory (the
-// rolling digests, the `hash` history), so the change needs every member on the same build to
-// compare them, nothing more.
-class NodeHasher {
- public:
-  void word(uint64_t w) {
-    h_ = (h_ ^ w) * 0x9fb21c651e98df25ULL;
-    h_ ^= h_ >> 29;
-  }
-  void bytes(const void* p, size_t n) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    for (; n >= 8; b += 8, n -= 8) word(load_le(b, 8));
-    if (n > 0) word(load_le(b, n));  // zero-padded; every byte run is preceded by its length
-  }
-  uint64_t finish(uint64_t salt) const {
-    uint64_t h = h_ + salt;
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-    return h ^ (h >> 31);
-  }
+using internal::finish_content;
+using internal::finish_meta;
+using internal::NodeMeta;
 
- private:
-  static uint64_t load_le(const unsigned char* b, size_t n) {
-    uint64_t w = 0;
-    std::memcpy(&w, b, n);
-    if constexpr (std::endian::native == std::endian::big) {
-      w = __builtin_bswap64(w);  // the n bytes were the high ones; now the low ones, in order
-    }
-    return w;
-  }
-  uint64_t h_ = 0xcbf29ce484222325ULL;
-};
+internal::NodeHasher path_prefix(const ZnodeEntry& e) { return internal::path_prefix(e.first.view()); }
 
-// The path's length and bytes: the prefix both hashes start with.
-NodeHasher path_prefix(const ZnodeEntry& e) {
-  NodeHasher h;
-  h.word(e.first.size());
-  h.bytes(e.first.data(), e.first.size());
-  return h;
+uint64_t finish_content(internal::NodeHasher h, const Znode& n) {
+  return finish_content(h, n.data_null, n.data.view());
 }
 
-uint64_t finish_content(NodeHasher h, const Znode& n) {
-  h.word(n.data_null ? ~uint64_t{0} : n.data.size());
-  const std::string_view data = n.data.view();
-  h.bytes(data.data(), data.size());
-  return h.finish(0x9e3779b97f4a7c15ULL);
-}
-
-uint64_t finish_meta(NodeHasher h, const Znode& n) {
-  for (int64_t v : {n.czxid, n.mzxid, n.pzxid(), n.ctime, n.mtime, n.owner()}) h.word(static_cast<uint64_t>(v));
-  for (int32_t v : {n.version, n.cversion(), n.aversion}) h.word(static_cast<uint32_t>(v));
-  h.word(n.acl);
-  h.word(static_cast<uint64_t>(n.kind()));
-  return h.finish(0x632be59bd9b4e019ULL);
+uint64_t finish_meta(internal::NodeHasher h, const Znode& n) {
+  return finish_meta(h, NodeMeta{n.czxid, n.mzxid, n.pzxid(), n.ctime, n.mtime, n.owner(), n.version,
+                                 n.cversion(), n.aversion, n.acl, static_cast<uint32_t>(n.kind())});
 }
 
 }  // namespace
@@ -146,7 +103,7 @@ uint64_t ZnodeTree::meta_hash(const ZnodeEntry& e) { return finish_meta(path_pre
 
 uint64_t ZnodeTree::node_hash(const ZnodeEntry& e) {
   // content_hash(e) + meta_hash(e), with the path hashed once for both.
-  const NodeHasher prefix = path_prefix(e);
+  const internal::NodeHasher prefix = path_prefix(e);
   return finish_content(prefix, e.second) + finish_meta(prefix, e.second);
 }
 

@@ -35,6 +35,7 @@
 #include "tree/acl.h"
 #include "tree/acl_cache.h"
 #include "tree/block_pool.h"
+#include "tree/live_snapshot_check.h"
 #include "tree/path_index.h"
 #include "tree/path.h"
 #include "tree/quota_stats.h"
@@ -177,9 +178,10 @@ class ZnodeTree {
   // child list as they are (its pre-image: ZooKeeper removes only leaves, so a node's own record
   // and list are all a removal needs), and the walk takes both from there in the node's place; a
   // node created since is in no list the walk reads. Each finished snapshot checks that it wrote
-  // as many records as the tree had at the start and that their rolling digest equals the
-  // tree's at the start. One at a time; one that is never finished goes with the tree.
-  void begin_live_snapshot(jute::Writer& w);
+  // as many records as the tree had at the start; the LiveSnapshotCheck returned checks, where
+  // the bytes are written, that their node hashes sum to the tree's rolling digest at the start.
+  // One at a time; one that is never finished goes with the tree.
+  LiveSnapshotCheck begin_live_snapshot(jute::Writer& w);
   bool continue_live_snapshot(jute::Writer& w, size_t max_nodes);
   bool live_snapshot_under_way() const { return live_snapshot_ != nullptr; }
   // Replaces the whole tree with `fresh` (a restore). A live snapshot under way goes on: it
@@ -315,10 +317,8 @@ class ZnodeTree {
     };
     // Pre-images of nodes changed or removed before the walk reached them, by address.
     std::unordered_map<const ZnodeEntry*, Kept> kept;
-    uint64_t written = 0;          // records written so far
-    uint64_t nodes_at_start = 0;   // what `written` must come to
-    uint64_t digest = 0;           // node hashes of the records written or kept so far
-    uint64_t digest_at_start = 0;  // rolling_ at the start: what `digest` must come to
+    uint64_t written = 0;         // records written so far
+    uint64_t nodes_at_start = 0;  // what `written` must come to
     bool mark = false;             // what a node's snapshot_mark becomes once written or kept
     std::unique_ptr<ZnodeTree> replaced;  // the tree the walk reads, after replace_with
   };

@@ -16,6 +16,8 @@
 #include <sstream>
 
 #include "consensus/storage_crc32c.h"
+#include "jute/errors.h"
+#include "tree/znode_tree.h"
 
 namespace zkraft::server {
 namespace {
@@ -68,6 +70,67 @@ TEST(LiveSnapshotFile, WritesThePiecesInOrderAndReportsSizeAndChecksum) {
     if (reported_full) EXPECT_GE(rooms.load(), 1);
   }
   EXPECT_EQ(read_file(target.path), all);
+  std::filesystem::remove_all(dir);
+}
+
+// A tree's live snapshot, one piece per step, and the check begin_live_snapshot gave for it.
+struct TreeSnapshot {
+  std::vector<std::string> pieces;
+  std::optional<tree::LiveSnapshotCheck> check;
+};
+TreeSnapshot snapshot_of_a_tree() {
+  tree::ZnodeTree t;
+  TreeSnapshot out;
+  std::vector<tree::WatchTrigger> triggers;
+  std::string created;
+  for (int i = 0; i < 100; ++i) {
+    tree::TxnContext ctx;
+    ctx.zxid = i + 1;
+    jute::Buffer data;
+    data.bytes = "v" + std::to_string(i);
+    if (t.create(ctx, "/n" + std::to_string(i), data, {{jute::perms::kAll, {"world", "anyone"}}}, 0, -1, created,
+                 nullptr, triggers) != jute::err::kOk) {
+      return out;  // no pieces: the caller's size check fails
+    }
+  }
+  jute::Writer w;
+  out.check = t.begin_live_snapshot(w);
+  for (bool done = false; !done;) {
+    done = t.continue_live_snapshot(w, 9);
+    out.pieces.push_back(w.take());
+    w.clear();
+  }
+  return out;
+}
+
+// With the tree's check, the writer thread runs every piece through it: a snapshot that is the
+// tree at its start is written; one that is not stops the process before it is reported written.
+TEST(LiveSnapshotFile, ChecksTheTreesSnapshotAndStopsTheProcessIfItIsNotTheStart) {
+  const std::string dir = temp_dir();
+  {
+    TreeSnapshot snap = snapshot_of_a_tree();
+    ASSERT_GT(snap.pieces.size(), 5u);
+    consensus::SnapshotFileTarget target{8, dir + "/snap-checked", 1 << 16};
+    Outcome out;
+    LiveSnapshotFile file(target, [] {}, out.done(), snap.check);
+    for (auto& p : snap.pieces) file.push(p);
+    file.finish();
+    auto f = out.promise.get_future();
+    ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+    EXPECT_EQ(f.get().first, 0);
+  }
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto write_a_snapshot_short_of_a_piece = [&dir] {
+    TreeSnapshot snap = snapshot_of_a_tree();
+    snap.pieces.erase(snap.pieces.begin() + 3);  // whole records, but not all of them
+    consensus::SnapshotFileTarget target{9, dir + "/snap-short", 1 << 16};
+    Outcome out;
+    LiveSnapshotFile file(target, [] {}, out.done(), snap.check);
+    for (auto& p : snap.pieces) file.push(p);
+    file.finish();
+    out.promise.get_future().wait_for(30s);
+  };
+  EXPECT_DEATH(write_a_snapshot_short_of_a_piece(), "a live snapshot holds the tree as it was at its start");
   std::filesystem::remove_all(dir);
 }
 

@@ -56,7 +56,8 @@ TEST(LiveSnapshotTest, RandomWritesBetweenStepsLeaveTheBytesOfTheStart) {
       const std::string expected = snapshot_of(t);
       const uint64_t digest = t.digest();
       jute::Writer w;
-      t.begin_live_snapshot(w);
+      LiveSnapshotCheck check = t.begin_live_snapshot(w);
+      size_t checked = 0;  // the check takes each step's bytes as a piece, as the file thread does
       for (bool done = false; !done;) {
         // A few writes, then a step of 1 to 3 records; some steps have no writes before them.
         for (uint64_t n = steps() % 5; n > 0; --n) {
@@ -65,9 +66,12 @@ TEST(LiveSnapshotTest, RandomWritesBetweenStepsLeaveTheBytesOfTheStart) {
           ++written_while_writing;
         }
         done = t.continue_live_snapshot(w, 1 + steps() % 3);
+        ASSERT_TRUE(check.add(w.bytes().substr(checked)));
+        checked = w.size();
       }
       EXPECT_FALSE(t.live_snapshot_under_way());
       ASSERT_EQ(w.bytes(), expected) << "round " << round;
+      EXPECT_TRUE(check.holds_the_start()) << "round " << round;
       ZnodeTree loaded;
       jute::Reader r(w.bytes());
       ASSERT_TRUE(loaded.deserialize(r));
@@ -75,6 +79,54 @@ TEST(LiveSnapshotTest, RandomWritesBetweenStepsLeaveTheBytesOfTheStart) {
     }
     EXPECT_GT(written_while_writing, 300u);
     EXPECT_NE(log.find("|0:"), std::string::npos);  // the stream changed the tree
+  }
+}
+
+// The check of a snapshot's records against the tree at its start: it passes the bytes the walk
+// wrote, and fails them with one byte changed, one record short, or a piece cut inside a record.
+TEST(LiveSnapshotTest, TheCheckFailsBytesThatAreNotTheTreeAtTheStart) {
+  ZnodeTree t;
+  int64_t zxid = 0;
+  add_quota_and_config(t, zxid);
+  for (int i = 0; i < 50; ++i) ASSERT_EQ(create(t, ++zxid, "/a/n" + std::to_string(i), "data"), err::kOk);
+  jute::Writer w;
+  const LiveSnapshotCheck start = t.begin_live_snapshot(w);
+  const size_t header = w.size();
+  while (!t.continue_live_snapshot(w, 7)) {
+  }
+  const std::string bytes(w.bytes());
+  {
+    LiveSnapshotCheck c = start;
+    ASSERT_TRUE(c.add(bytes));
+    EXPECT_TRUE(c.holds_the_start());
+    EXPECT_EQ(c.records_seen(), t.node_count() - 1);  // node_count() counts the root twice
+  }
+  {
+    LiveSnapshotCheck c = start;  // the headers and the records in two pieces, split at a record
+    ASSERT_TRUE(c.add(std::string_view(bytes).substr(0, header)));
+    ASSERT_TRUE(c.add(std::string_view(bytes).substr(header)));
+    EXPECT_TRUE(c.holds_the_start());
+  }
+  {
+    std::string changed = bytes;
+    const size_t at = changed.rfind("data");  // the last record's data
+    ASSERT_NE(at, std::string::npos);
+    changed[at] = 'D';
+    LiveSnapshotCheck c = start;
+    ASSERT_TRUE(c.add(changed));
+    EXPECT_FALSE(c.holds_the_start()) << "a changed byte of data";
+  }
+  {
+    // Without the last record ("/a/n49": its path, data, 6 longs and 5 ints).
+    const size_t last = 4 + std::string("/a/n49").size() + 4 + 4 + 6 * 8 + 5 * 4;
+    ASSERT_EQ(bytes.substr(bytes.size() - last + 4, 6), "/a/n49");
+    LiveSnapshotCheck c = start;
+    ASSERT_TRUE(c.add(std::string_view(bytes).substr(0, bytes.size() - last)));
+    EXPECT_FALSE(c.holds_the_start()) << "a record short";
+  }
+  {
+    LiveSnapshotCheck c = start;
+    EXPECT_FALSE(c.add(std::string_view(bytes).substr(0, bytes.size() - 3))) << "a piece cut inside a record";
   }
 }
 
