@@ -232,7 +232,8 @@ bool ZnodeTree::deserialize(jute::Reader& r) {
   ancestors.push_back(t.insert_entry("/", std::move(records[0].node), nullptr, false));
   // Each record after the root is inserted one step after it is decoded, with its slot in the
   // index prefetched in between: in a table of millions that slot is a cache miss, and decoding
-  // the next record hides it (restore_bench: docs/benchmarks.md, 2026-12-06).
+  // the next record hides it (tree_memory_bench 1000000 100, deserialize of the flat tree, two
+  // runs each: 771 and 789 ms with the prefetch, 974 and 1020 ms without).
   Record* pending = nullptr;
   for (int64_t i = 1; i < node_count; ++i) {
     Record& rec = records[i % 2];
