@@ -319,7 +319,9 @@ TEST(RaftNode, ASnapshotFileThatFailsItsChecksumStopsTheOpen) {
 
   std::vector<std::filesystem::path> files;
   for (const auto& f : std::filesystem::recursive_directory_iterator(c.root())) {
-    if (f.is_regular_file() && storage::parse_snapshot_file_name(f.path().filename().string())) files.push_back(f.path());
+    if (f.is_regular_file() && storage::parse_snapshot_file_name(f.path().filename().string())) {
+      files.push_back(f.path());
+    }
   }
   ASSERT_EQ(files.size(), 1u);
   {
