@@ -9,19 +9,13 @@
 
 namespace zkraft::tree {
 
-namespace {
-
-// Pushes a child list so that the walk pops its entries in list order, as for_each_preorder.
-void push_children(std::vector<ZnodeEntry*>& stack, const std::vector<ZnodeEntry*>& kids) {
-  stack.insert(stack.end(), kids.rbegin(), kids.rend());
-}
-
-}  // namespace
-
 LiveSnapshotCheck ZnodeTree::begin_live_snapshot(jute::Writer& w) {
   ZKRAFT_INVARIANT(!live_snapshot_, "one live snapshot at a time");
   auto snap = std::make_unique<LiveSnapshot>();
-  snap->stack.push_back(find("/"));
+  LiveSnapshot::Frame top;  // the level above the root: the root alone
+  top.copy.push_back(find("/"));
+  top.end = 1;
+  snap->frames.push_back(std::move(top));
   snap->nodes_at_start = index_.size();
   write_header(w);
   // Every node now has the old mark: none has its record written or kept.
@@ -43,27 +37,55 @@ void ZnodeTree::keep_pre_image_now(ZnodeEntry* e) {
   e->second.snapshot_mark = snapshot_mark_;
 }
 
+void ZnodeTree::copy_rest_of_walked_list(const ZnodeEntry* parent) {
+  for (LiveSnapshot::Frame& f : live_snapshot_->frames) {
+    if (f.owner != parent || f.in_place == nullptr) continue;
+    ZKRAFT_INVARIANT(f.in_place->size() == f.end, "a child list read in place has not changed");
+    f.copy.assign(f.in_place->begin() + static_cast<std::ptrdiff_t>(f.next),
+                  f.in_place->begin() + static_cast<std::ptrdiff_t>(f.end));
+    f.in_place = nullptr;
+    f.end -= f.next;
+    f.next = 0;
+    return;  // a node is on the walk's path once
+  }
+}
+
 bool ZnodeTree::continue_live_snapshot(jute::Writer& w, size_t max_nodes) {
   ZKRAFT_INVARIANT(live_snapshot_ != nullptr, "a live snapshot is under way");
   LiveSnapshot& snap = *live_snapshot_;
-  for (size_t n = 0; n < max_nodes && !snap.stack.empty(); ++n) {
-    ZnodeEntry* e = snap.stack.back();
-    snap.stack.pop_back();
-    ++snap.written;
-    if (auto it = snap.kept.find(e); it != snap.kept.end()) {
-      w.write_raw(it->second.record);
-      push_children(snap.stack, it->second.children);
-      snap.kept.erase(it);
+  for (size_t n = 0; n < max_nodes && !snap.frames.empty();) {
+    LiveSnapshot::Frame& level = snap.frames.back();
+    if (level.next == level.end) {
+      snap.frames.pop_back();
       continue;
     }
-    // Not kept, so neither it nor its child list changed since the start: both are as they were.
-    Znode& node = e->second;
-    ZKRAFT_INVARIANT(node.snapshot_mark != snap.mark, "a node's record is written once");
-    write_node(w, *e);
-    node.snapshot_mark = snap.mark;
-    if (const ChildList* list = node.children()) push_children(snap.stack, list->entries);
+    ZKRAFT_INVARIANT(level.in_place == nullptr || level.in_place->size() == level.end,
+                     "a child list read in place has not changed");
+    ZnodeEntry* e = level.at(level.next++);
+    ++n;
+    ++snap.written;
+    // `level` may move from here on: the node's own level is pushed behind it.
+    LiveSnapshot::Frame below;
+    below.owner = e;
+    if (auto it = snap.kept.find(e); it != snap.kept.end()) {
+      w.write_raw(it->second.record);
+      below.copy = std::move(it->second.children);
+      below.end = below.copy.size();
+      snap.kept.erase(it);
+    } else {
+      // Not kept, so neither it nor its child list changed since the start: both are as they were.
+      Znode& node = e->second;
+      ZKRAFT_INVARIANT(node.snapshot_mark != snap.mark, "a node's record is written once");
+      write_node(w, *e);
+      node.snapshot_mark = snap.mark;
+      if (const ChildList* list = node.children()) {
+        below.in_place = &list->entries;
+        below.end = list->entries.size();
+      }
+    }
+    if (below.end > 0) snap.frames.push_back(std::move(below));
   }
-  if (!snap.stack.empty()) return false;
+  if (!snap.frames.empty()) return false;
   // A record kept for a node the walk never reached, a change that kept nothing, or a child list
   // read after it changed would make the bytes differ from the tree at the start: a restore from
   // them would lose or invent writes. The records' digest is checked where they are written

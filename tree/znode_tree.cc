@@ -152,7 +152,7 @@ ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_sav
   Znode& n = e->second;
   n.snapshot_mark = snapshot_mark_;  // not in a live snapshot under way (znode_tree.h)
   if (parent) {
-    keep_pre_image(parent);  // before its child list changes
+    before_child_list_change(parent);
     std::vector<ZnodeEntry*>* kids = &parent->second.child_list().entries;
     if (at_saved_index && saved_index < kids->size()) {
       // Undo of a swap-remove: the element that filled the hole goes back to the end.
@@ -205,7 +205,7 @@ Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
   ZKRAFT_INVARIANT(data_size_ >= 1, "the data size never goes below the root's");
   acls_.release(n.acl);
   if (parent) {
-    keep_pre_image(parent);  // before its child list changes
+    before_child_list_change(parent);
     ZKRAFT_INVARIANT(parent->second.children() != nullptr, "a removed child is in its parent's list");
     auto& kids = parent->second.child_list().entries;
     uint32_t i = n.index_in_parent;

@@ -177,9 +177,11 @@ class ZnodeTree {
   // whose record is not yet written, or changes its child list, first keeps that record and its
   // child list as they are (its pre-image: ZooKeeper removes only leaves, so a node's own record
   // and list are all a removal needs), and the walk takes both from there in the node's place; a
-  // node created since is in no list the walk reads. Each finished snapshot checks that it wrote
-  // as many records as the tree had at the start; the LiveSnapshotCheck returned checks, where
-  // the bytes are written, that their node hashes sum to the tree's rolling digest at the start.
+  // node created since is in no list the walk reads. The walk reads a written node's child list
+  // in place, and a change to that list first copies the part not yet read. Each finished
+  // snapshot checks that it wrote as many records as the tree had at the start; the
+  // LiveSnapshotCheck returned checks, where the bytes are written, that their node hashes sum to
+  // the tree's rolling digest at the start.
   // One at a time; one that is never finished goes with the tree.
   LiveSnapshotCheck begin_live_snapshot(jute::Writer& w);
   bool continue_live_snapshot(jute::Writer& w, size_t max_nodes);
@@ -301,16 +303,44 @@ class ZnodeTree {
   void replace_data(ZnodeEntry* e, std::string data);
 
   void write_header(jute::Writer& w) const;
-  // Before a node changes or goes, or its child list changes: keeps its record and child list
-  // if a live snapshot has not written them yet.
+  // Before a node changes or goes: keeps its record and child list if a live snapshot has not
+  // written them yet.
   void keep_pre_image(ZnodeEntry* e) {
     if (live_snapshot_ && e->second.snapshot_mark != snapshot_mark_) keep_pre_image_now(e);
   }
   void keep_pre_image_now(ZnodeEntry* e);
+  // Before `parent`'s child list changes (a child linked or removed): keeps the parent's
+  // pre-image if the live snapshot has not written it yet, or, if the walk is reading that list
+  // in place, copies the part it has still to read.
+  void before_child_list_change(ZnodeEntry* parent) {
+    if (!live_snapshot_) return;
+    if (parent->second.snapshot_mark != snapshot_mark_) {
+      keep_pre_image_now(parent);
+    } else {
+      copy_rest_of_walked_list(parent);
+    }
+  }
+  void copy_rest_of_walked_list(const ZnodeEntry* parent);
   struct LiveSnapshot {
-    // The walk's nodes still to visit, next on top: addresses as of the start (a node created
-    // later at a removed node's address is in no list the walk reads, so never looked at).
-    std::vector<ZnodeEntry*> stack;
+    // One level of the pre-order walk: the children of `owner` still to write. They are read in
+    // place from the owner's own child list (`in_place`) for as long as it does not change: a
+    // copy of a list of 1,000,000 children at the start of a walk took 25 to 31 ms of the state
+    // thread (1,921 page faults for the copy) and stalled it 100 to 227 ms under a 64x32 load on
+    // 2 cores. Before that list changes, the rest is copied into `copy`
+    // (copy_rest_of_walked_list); a kept pre-image's list is moved into `copy` at once.
+    // Invariant: while in_place is set, the list holds `end` entries, as when the walk reached it.
+    struct Frame {
+      const ZnodeEntry* owner = nullptr;
+      const std::vector<ZnodeEntry*>* in_place = nullptr;
+      std::vector<ZnodeEntry*> copy;
+      size_t next = 0;
+      size_t end = 0;
+      ZnodeEntry* at(size_t i) const { return in_place ? (*in_place)[i] : copy[i]; }
+    };
+    // From the root's level down to the level of the node written last (one frame per level,
+    // so as many as the tree is deep). Entries are addresses as of the start: a node created
+    // later at a removed node's address is in no list the walk reads, so never looked at.
+    std::vector<Frame> frames;
     struct Kept {
       std::string record;
       std::vector<ZnodeEntry*> children;  // the child list at the start

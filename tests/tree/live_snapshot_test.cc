@@ -149,6 +149,49 @@ TEST(LiveSnapshotTest, ARemovedNodeIsWrittenAsItWasEvenIfItsPathIsTakenAgain) {
   EXPECT_EQ(w.bytes(), expected);
 }
 
+// The walk reads a written node's child list in place. Each kind of change to that list midway
+// (a written child removed, so the last one moves into its place; a child not yet written
+// removed; a child created; a failed multi's undo putting a removed child back) leaves the
+// snapshot of the start, at every point of the list.
+TEST(LiveSnapshotTest, AChildListReadInPlaceThatChangesMidwayIsWrittenAsItWas) {
+  enum class Change { kRemoveWritten, kRemoveNotWritten, kCreate, kUndoneRemove };
+  for (Change change : {Change::kRemoveWritten, Change::kRemoveNotWritten, Change::kCreate, Change::kUndoneRemove}) {
+    for (size_t read = 2; read <= 11; ++read) {  // root, /p, then read - 2 of its 10 children
+      SCOPED_TRACE(::testing::Message() << "change " << static_cast<int>(change) << ", records read " << read);
+      ZnodeTree t;
+      int64_t zxid = 0;
+      ASSERT_EQ(create(t, ++zxid, "/p"), err::kOk);
+      for (int i = 0; i < 10; ++i) ASSERT_EQ(create(t, ++zxid, "/p/c" + std::to_string(i), "v"), err::kOk);
+      const std::string expected = snapshot_of(t);
+      jute::Writer w;
+      t.begin_live_snapshot(w);
+      ASSERT_FALSE(t.continue_live_snapshot(w, read));  // /zookeeper and its children come last
+      std::vector<WatchTrigger> out;
+      const std::string first = "/p/c0", last = "/p/c9";
+      switch (change) {
+        case Change::kRemoveWritten:
+          if (read > 2) {
+            ASSERT_EQ(t.remove(ctx(++zxid), first, -1, out), err::kOk);
+          }
+          break;
+        case Change::kRemoveNotWritten: ASSERT_EQ(t.remove(ctx(++zxid), last, -1, out), err::kOk); break;
+        case Change::kCreate: ASSERT_EQ(create(t, ++zxid, "/p/new", "v"), err::kOk); break;
+        case Change::kUndoneRemove: {
+          // The second op fails, so the first one's remove is undone: /p/c0 goes back to its place.
+          std::vector<MultiOp> ops{DeleteOp{first, -1}, DeleteOp{"/p/missing", -1}};
+          bool ok = true;
+          t.multi(ctx(++zxid), ops, out, ok);
+          ASSERT_FALSE(ok);
+          break;
+        }
+      }
+      while (!t.continue_live_snapshot(w, 1)) {
+      }
+      EXPECT_EQ(w.bytes(), expected);
+    }
+  }
+}
+
 // A restore replaces the tree while a snapshot of it is under way: the snapshot still writes the
 // tree as it was at its start, and writes to the new tree keep nothing for it.
 TEST(LiveSnapshotTest, ARestoreMidwayLeavesTheSnapshotOfTheReplacedTree) {
