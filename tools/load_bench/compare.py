@@ -11,7 +11,9 @@ Parts, in the order given by --only (default: all of them):
   ensemble    the same against a 3-server ensemble (sessions spread over the members)
   snapshot    64x32 setData on a 3-server ensemble holding --tree-nodes znodes, while snapshots
               are taken (snapCount = --snap-count): write p999 of requests in flight during a
-              snapshot against the others, and whether the leader changed (srvr polled)
+              snapshot against the p999 of the same fill and load on a fresh ensemble with
+              snapshots off (the target's "without one"; --no-snapshot-reference skips that
+              run) and against the requests outside snapshots, and whether the leader changed
   failover    the leader killed (or SIGSTOPped) under 8x1 writes: kill to first write after
   memory      RSS of a standalone server after --memory-nodes znodes of 100 B
   restart     restart_bench.py: restart to serving --memory-nodes znodes
@@ -101,66 +103,107 @@ def run_matrix(args, kind, rnd, mode_name):
     return out
 
 
-def run_snapshot(args, kind, rnd):
-    """64x32 setData on a 3-server ensemble holding --tree-nodes znodes while snapshots happen."""
-    name = "snap-%s-r%d" % (base_kind(kind), rnd)
-    members = ensemble("%s@snapCount=%d" % (kind, args.snap_count), args, name)
+def snapshot_load(args, kind, cfg, name, rnd, part):
+    """Starts a 3-server ensemble of `kind` with the zoo.cfg lines `cfg` ("@key=value..."),
+    fills it with --tree-nodes znodes and runs 64x32 setData for --snapshot-duration s with a
+    latency timeline. Returns (members, fill, fill_s, load result, timeline points, the server
+    logs' sizes before the load, the poller); snapshot_windows() stops the members."""
+    members = ensemble(kind + cfg, args, name)
     try:
         t0 = time.time()
         fill = zk_load(args, members, ["-o", "createseq", "-b", 100, "-n", 16, "-k", 32, "-w", 0, "-d", 3600,
                                        "--max-ops", args.tree_nodes, "--root", "/tree"],
-                       "snapshot tree %d r%d" % (args.tree_nodes, rnd), kind,
-                       tags={"part": "snapshot-fill", "round": rnd})
+                       "%s tree %d r%d" % (part, args.tree_nodes, rnd), kind,
+                       tags={"part": part + "-fill", "round": rnd})
         fill_s = time.time() - t0
         zk = members[0].kind == "zookeeper"
         offsets = {m.dir: os.path.getsize(os.path.join(m.dir, "server.log")) for m in members}
-        before = bench_snapshot.existing_snapshot_files(members) if zk else set()
-        timeline = os.path.join(args.work, "%s-latency.txt" % name)
         poller = bench_snapshot.Poller(members, watch_files=zk)
+        poller.before = bench_snapshot.existing_snapshot_files(members) if zk else set()
+        timeline = os.path.join(args.work, "%s-latency.txt" % name)
         poller.start()
         try:
             r = zk_load(args, members, ["-o", "set", "-b", 100, "-n", 64, "-k", 32, "-w", args.warmup,
                                         "-d", args.snapshot_duration, "--latency-timeline", timeline],
-                        "snapshot 64x32 set r%d" % rnd, kind, tags={"part": "snapshot-load", "round": rnd})
+                        "%s 64x32 set r%d" % (part, rnd), kind, tags={"part": part + "-load", "round": rnd})
         finally:
             poller.stop()
-        if zk:
-            windows = poller.file_windows(before)
+        with open(timeline) as f:
+            points = [(int(a) / 1e6, int(b) / 1e6) for a, b in (line.split() for line in f if line.strip())]
+    except BaseException:
+        for s in members:
+            s.stop()
+        raise
+    return members, fill, fill_s, r, points, offsets, poller
+
+
+def snapshot_windows(members, offsets, poller, points):
+    """The snapshots taken while the load ran, as [(from, to)], from zkraft's log lines or
+    ZooKeeper's snapshot files; stops the members."""
+    try:
+        if members[0].kind == "zookeeper":
+            windows = poller.file_windows(poller.before)
         else:
             windows = sorted(w for m in members for w in bench_snapshot.zkraft_windows(
                 os.path.join(m.dir, "server.log"), offsets[m.dir]))
-        with open(timeline) as f:
-            points = [(int(a) / 1e6, int(b) / 1e6) for a, b in (line.split() for line in f if line.strip())]
-        if points:
-            lo, hi = points[0][0], points[-1][0]
-            windows = [w for w in windows if w[1] >= lo - 1 and w[0] <= hi]
-        inside, outside = bench_summary.split_by_windows(points, windows)
-        p_in = bench_summary.nearest_rank(inside, 0.999)
-        p_out = bench_summary.nearest_rank(outside, 0.999)
-        rec = {"part": "snapshot", "kind": base_kind(kind), "round": rnd, "tree_nodes": args.tree_nodes,
-               "fill_s": fill_s, "fill_ok": fill["ok"], "snap_count": args.snap_count,
-               "snapshot_windows": [[a, b] for a, b in windows],
-               "snapshot_window_s": bench_summary.union_length(windows),
-               "requests_during_snapshots": len(inside), "requests_outside": len(outside),
-               "p999_during_ms": p_in * 1e3 if p_in is not None else None,
-               "p999_outside_ms": p_out * 1e3 if p_out is not None else None,
-               "leader_changed": poller.leader_changed(), "leaders_seen": poller.leaders,
-               "no_leader_polls": poller.no_leader_polls, "mode_polls": poller.mode_polls,
-               "ops_per_s": r["ops_per_s"], "connection_failures": r["connection_failures"],
-               "error_replies": r["error_replies"]}
-        record(args, rec)
-        print("%-10s snapshot r%d: %d snapshots (%.1f s of %.1f s) under 64x32 set, write p999 %s ms during vs %s ms "
-              "outside (%d / %d requests), leader changed: %s, no serving leader in %d of %d srvr polls, connfail %d; "
-              "tree of %d filled in %.1f s"
-              % (base_kind(kind), rnd, len(windows), rec["snapshot_window_s"], args.snapshot_duration,
-                 bench_summary.fmt_num(rec["p999_during_ms"], 2), bench_summary.fmt_num(rec["p999_outside_ms"], 2),
-                 len(inside), len(outside), "yes" if rec["leader_changed"] else "no", rec["no_leader_polls"],
-                 rec["mode_polls"], r["connection_failures"],
-                 fill["ok"], fill_s), flush=True)
-        return rec
     finally:
         for s in members:
             s.stop()
+    if points:
+        lo, hi = points[0][0], points[-1][0]
+        windows = [w for w in windows if w[1] >= lo - 1 and w[0] <= hi]
+    return windows
+
+
+def run_snapshot(args, kind, rnd):
+    """64x32 setData on a 3-server ensemble holding --tree-nodes znodes while snapshots happen,
+    then (unless --no-snapshot-reference) the same with snapshots off: the p999 "without one"."""
+    name = "snap-%s-r%d" % (base_kind(kind), rnd)
+    members, fill, fill_s, r, points, offsets, poller = snapshot_load(
+        args, kind, "@snapCount=%d" % args.snap_count, name, rnd, "snapshot")
+    windows = snapshot_windows(members, offsets, poller, points)
+    inside, outside = bench_summary.split_by_windows(points, windows)
+    p_in = bench_summary.nearest_rank(inside, 0.999)
+    p_out = bench_summary.nearest_rank(outside, 0.999)
+    p_all = bench_summary.nearest_rank([lat for _, lat in points], 0.999)
+    p_without, ops_without, ref_windows = None, None, []
+    if args.snapshot_reference:
+        # snapSizeLimitInKb=-1: neither server's byte trigger (ZooKeeper's 4 GiB, zkraft's 64 MiB)
+        # takes a snapshot either.
+        ref_members, _, _, ref_r, ref_points, ref_offsets, ref_poller = snapshot_load(
+            args, kind, "@snapCount=100000000@snapSizeLimitInKb=-1", "snapref-%s-r%d" % (base_kind(kind), rnd),
+            rnd, "snapshot-reference")
+        ref_windows = snapshot_windows(ref_members, ref_offsets, ref_poller, ref_points)
+        if ref_windows:
+            print("%s snapshot r%d: the run with snapshots off took %d snapshots" % (kind, rnd, len(ref_windows)))
+        p_without = bench_summary.nearest_rank([lat for _, lat in ref_points], 0.999)
+        ops_without = ref_r["ops_per_s"]
+    rec = {"part": "snapshot", "kind": base_kind(kind), "round": rnd, "tree_nodes": args.tree_nodes,
+           "fill_s": fill_s, "fill_ok": fill["ok"], "snap_count": args.snap_count,
+           "snapshot_windows": [[a, b] for a, b in windows],
+           "snapshot_window_s": bench_summary.union_length(windows),
+           "requests_during_snapshots": len(inside), "requests_outside": len(outside),
+           "p999_during_ms": p_in * 1e3 if p_in is not None else None,
+           "p999_outside_ms": p_out * 1e3 if p_out is not None else None,
+           "p999_whole_load_ms": p_all * 1e3 if p_all is not None else None,
+           "p999_without_snapshots_ms": p_without * 1e3 if p_without is not None else None,
+           "snapshots_in_reference": len(ref_windows) if args.snapshot_reference else None,
+           "ops_per_s_without_snapshots": ops_without,
+           "leader_changed": poller.leader_changed(), "leaders_seen": poller.leaders,
+           "no_leader_polls": poller.no_leader_polls, "mode_polls": poller.mode_polls,
+           "ops_per_s": r["ops_per_s"], "connection_failures": r["connection_failures"],
+           "error_replies": r["error_replies"]}
+    record(args, rec)
+    print("%-10s snapshot r%d: %d snapshots (%.1f s of %.1f s) under 64x32 set, write p999 %s ms during vs %s ms "
+          "outside (%d / %d requests), %s ms with snapshots off; leader changed: %s, no serving leader in %d of %d "
+          "srvr polls, connfail %d; tree of %d filled in %.1f s"
+          % (base_kind(kind), rnd, len(windows), rec["snapshot_window_s"], args.snapshot_duration,
+             bench_summary.fmt_num(rec["p999_during_ms"], 2), bench_summary.fmt_num(rec["p999_outside_ms"], 2),
+             len(inside), len(outside), bench_summary.fmt_num(rec["p999_without_snapshots_ms"], 2),
+             "yes" if rec["leader_changed"] else "no", rec["no_leader_polls"],
+             rec["mode_polls"], r["connection_failures"],
+             fill["ok"], fill_s), flush=True)
+    return rec
 
 
 def ratio_line(label, per_kind, unit, fmt="%.1f", reference="zookeeper"):
@@ -200,9 +243,13 @@ def summary(args, results, limits_lines):
             mine = [r for r in snaps if r["kind"] == k]
             during = [r["p999_during_ms"] / r["p999_outside_ms"] for r in mine
                       if r["p999_during_ms"] is not None and r["p999_outside_ms"]]
-            extra.append("- snapshot, %s: during/outside p999 %s (target: at most 2x); snapshots seen %s; leader "
+            without = [r["p999_during_ms"] / r["p999_without_snapshots_ms"] for r in mine
+                       if r["p999_during_ms"] is not None and r.get("p999_without_snapshots_ms")]
+            extra.append("- snapshot, %s: p999 during snapshots / p999 of the same load with snapshots off %s "
+                         "(target: at most 2x); during/outside p999 %s; snapshots seen %s; leader "
                          "changed in %d of %d runs; runs with a srvr poll finding no serving leader: %d"
-                         % (k, bench_summary.fmt_ratio(bench_summary.median_range(during)),
+                         % (k, bench_summary.fmt_ratio(bench_summary.median_range(without)),
+                            bench_summary.fmt_ratio(bench_summary.median_range(during)),
                             [len(r["snapshot_windows"]) for r in mine],
                             sum(1 for r in mine if r["leader_changed"]), len(mine),
                             sum(1 for r in mine if r.get("no_leader_polls"))))
@@ -248,6 +295,8 @@ def main():
     ap.add_argument("--tree-nodes", type=int, default=1000000, help="snapshot: znodes in the tree first")
     ap.add_argument("--snap-count", type=int, default=100000, help="snapshot: snapCount of both servers")
     ap.add_argument("--snapshot-duration", type=float, default=30, help="snapshot: seconds of 64x32 setData")
+    ap.add_argument("--no-snapshot-reference", dest="snapshot_reference", action="store_false",
+                    help="snapshot: skip the second run with snapshots off (the p999 'without one')")
     ap.add_argument("--memory-nodes", type=int, default=1000000, help="memory and restart: znodes of 100 B")
     ap.add_argument("--restart-runs", type=int, default=3)
     ap.add_argument("--limits-seconds", type=float, default=3)
