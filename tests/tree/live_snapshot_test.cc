@@ -150,13 +150,16 @@ TEST(LiveSnapshotTest, ARemovedNodeIsWrittenAsItWasEvenIfItsPathIsTakenAgain) {
 }
 
 // The walk reads a written node's child list in place. Each kind of change to that list midway
-// (a written child removed, so the last one moves into its place; a child not yet written
-// removed; a child created; a failed multi's undo putting a removed child back) leaves the
-// snapshot of the start, at every point of the list.
+// (a written child removed, so the last one moves into its place; the last child removed; a
+// child created; a failed multi's undo putting a removed child back) leaves the snapshot of the
+// start, at every point of the list.
 TEST(LiveSnapshotTest, AChildListReadInPlaceThatChangesMidwayIsWrittenAsItWas) {
-  enum class Change { kRemoveWritten, kRemoveNotWritten, kCreate, kUndoneRemove };
-  for (Change change : {Change::kRemoveWritten, Change::kRemoveNotWritten, Change::kCreate, Change::kUndoneRemove}) {
-    for (size_t read = 2; read <= 11; ++read) {  // root, /p, then read - 2 of its 10 children
+  enum class Change { kRemoveWritten, kRemoveLast, kCreate, kUndoneRemove };
+  for (Change change : {Change::kRemoveWritten, Change::kRemoveLast, Change::kCreate, Change::kUndoneRemove}) {
+    // The walk's order: the root, /zookeeper and its two children (made first), /p, then its 10
+    // children; so 6 to 15 records read are 0 to 10 of /p's children.
+    for (size_t read = 1; read <= 15; ++read) {
+      const size_t children_read = read > 5 ? read - 5 : 0;
       SCOPED_TRACE(::testing::Message() << "change " << static_cast<int>(change) << ", records read " << read);
       ZnodeTree t;
       int64_t zxid = 0;
@@ -165,16 +168,23 @@ TEST(LiveSnapshotTest, AChildListReadInPlaceThatChangesMidwayIsWrittenAsItWas) {
       const std::string expected = snapshot_of(t);
       jute::Writer w;
       t.begin_live_snapshot(w);
-      ASSERT_FALSE(t.continue_live_snapshot(w, read));  // /zookeeper and its children come last
+      ASSERT_FALSE(t.continue_live_snapshot(w, read));
+      // The walk is where the loop says it is.
+      if (children_read > 0) {
+        ASSERT_NE(w.bytes().find("/p/c" + std::to_string(children_read - 1)), std::string::npos);
+      }
+      if (children_read < 10) {
+        ASSERT_EQ(w.bytes().find("/p/c" + std::to_string(children_read)), std::string::npos);
+      }
       std::vector<WatchTrigger> out;
       const std::string first = "/p/c0", last = "/p/c9";
       switch (change) {
         case Change::kRemoveWritten:
-          if (read > 2) {
+          if (children_read > 0) {
             ASSERT_EQ(t.remove(ctx(++zxid), first, -1, out), err::kOk);
           }
           break;
-        case Change::kRemoveNotWritten: ASSERT_EQ(t.remove(ctx(++zxid), last, -1, out), err::kOk); break;
+        case Change::kRemoveLast: ASSERT_EQ(t.remove(ctx(++zxid), last, -1, out), err::kOk); break;
         case Change::kCreate: ASSERT_EQ(create(t, ++zxid, "/p/new", "v"), err::kOk); break;
         case Change::kUndoneRemove: {
           // The second op fails, so the first one's remove is undone: /p/c0 goes back to its place.
