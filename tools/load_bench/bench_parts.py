@@ -11,7 +11,7 @@ import sys
 import time
 
 from bench_run import record, zk_load
-from bench_servers import ZK_HEAP, ensemble, four_letter, hosts, loadavg, mode, rss_kib, split_kind, standalone
+from bench_servers import ZK_HEAP, ensemble, four_letter, hosts, loadavg, mode, rss_kib, split_kind, standalone, stop_all
 
 
 SETTLED_AFTER_S = 6  # memory: the second RSS reading, seconds after the fill
@@ -68,7 +68,7 @@ def run_failover(args, kind, rnd, runs=3):
             for s in members:
                 if args.failover_signal == "STOP":
                     s.kill9()  # a stopped process never handles SIGTERM
-                s.stop()
+            stop_all(members, args.keep_data)
     return results
 
 
@@ -106,8 +106,7 @@ def run_memory(args, kind, count):
               "after, peak %.1f MiB %s" % (kind, before / 1024, after / 1024, r["ok"], took, settled / 1024,
                                            SETTLED_AFTER_S, peak / 1024, znodes), flush=True)
     finally:
-        for s in srv:
-            s.stop()
+        stop_all(srv, args.keep_data)
     return out
 
 

@@ -54,7 +54,7 @@ import bench_snapshot  # noqa: E402
 import bench_summary  # noqa: E402
 from bench_parts import SETTLED_AFTER_S, base_kind, run_failover, run_memory, run_restart  # noqa: E402
 from bench_run import record, zk_load  # noqa: E402
-from bench_servers import ensemble, loadavg, standalone  # noqa: E402
+from bench_servers import ensemble, loadavg, standalone, stop_all  # noqa: E402
 
 ALL_OPS = "create,createseq,set,get,exists,list,delete,mixed,churn,watch"
 ALL_SHAPES = "1x1,16x1,64x1,16x32,64x32"
@@ -98,8 +98,7 @@ def run_matrix(args, kind, rnd, mode_name):
                 out.append(zk_load(args, servers, extra, "%s %s %s r%d" % (mode_name, op, shape, rnd), kind,
                                    tags={"part": "matrix", "mode": mode_name, "op": op, "shape": shape, "round": rnd}))
     finally:
-        for s in servers:
-            s.stop()
+        stop_all(servers, args.keep_data)
     return out
 
 
@@ -131,15 +130,14 @@ def snapshot_load(args, kind, cfg, name, rnd, part):
         with open(timeline) as f:
             points = [(int(a) / 1e6, int(b) / 1e6) for a, b in (line.split() for line in f if line.strip())]
     except BaseException:
-        for s in members:
-            s.stop()
+        stop_all(members, args.keep_data)
         raise
     return members, fill, fill_s, r, points, offsets, poller
 
 
-def snapshot_windows(members, offsets, poller, points):
+def snapshot_windows(args, members, offsets, poller, points):
     """The snapshots taken while the load ran, as [(from, to)], from zkraft's log lines or
-    ZooKeeper's snapshot files; stops the members."""
+    ZooKeeper's snapshot files; stops the members (stop_all)."""
     try:
         if members[0].kind == "zookeeper":
             windows = poller.file_windows(poller.before)
@@ -147,8 +145,7 @@ def snapshot_windows(members, offsets, poller, points):
             windows = sorted(w for m in members for w in bench_snapshot.zkraft_windows(
                 os.path.join(m.dir, "server.log"), offsets[m.dir]))
     finally:
-        for s in members:
-            s.stop()
+        stop_all(members, args.keep_data)
     if points:
         lo, hi = points[0][0], points[-1][0]
         windows = [w for w in windows if w[1] >= lo - 1 and w[0] <= hi]
@@ -161,7 +158,7 @@ def run_snapshot(args, kind, rnd):
     name = "snap-%s-r%d" % (base_kind(kind), rnd)
     members, fill, fill_s, r, points, offsets, poller = snapshot_load(
         args, kind, "@snapCount=%d" % args.snap_count, name, rnd, "snapshot")
-    windows = snapshot_windows(members, offsets, poller, points)
+    windows = snapshot_windows(args, members, offsets, poller, points)
     inside, outside = bench_summary.split_by_windows(points, windows)
     p_in = bench_summary.nearest_rank(inside, 0.999)
     p_out = bench_summary.nearest_rank(outside, 0.999)
@@ -173,7 +170,7 @@ def run_snapshot(args, kind, rnd):
         ref_members, _, _, ref_r, ref_points, ref_offsets, ref_poller = snapshot_load(
             args, kind, "@snapCount=100000000@snapSizeLimitInKb=-1", "snapref-%s-r%d" % (base_kind(kind), rnd),
             rnd, "snapshot-reference")
-        ref_windows = snapshot_windows(ref_members, ref_offsets, ref_poller, ref_points)
+        ref_windows = snapshot_windows(args, ref_members, ref_offsets, ref_poller, ref_points)
         if ref_windows:
             print("%s snapshot r%d: the run with snapshots off took %d snapshots" % (kind, rnd, len(ref_windows)))
         p_without = bench_summary.nearest_rank([lat for _, lat in ref_points], 0.999)
@@ -295,6 +292,9 @@ def main():
     ap.add_argument("--tree-nodes", type=int, default=1000000, help="snapshot: znodes in the tree first")
     ap.add_argument("--snap-count", type=int, default=100000, help="snapshot: snapCount of both servers")
     ap.add_argument("--snapshot-duration", type=float, default=30, help="snapshot: seconds of 64x32 setData")
+    ap.add_argument("--keep-data", action="store_true",
+                    help="keep each server's data directory after its case (by default only its zoo.cfg and "
+                         "server.log stay: one snapshot round leaves ~1.2 GB)")
     ap.add_argument("--no-snapshot-reference", dest="snapshot_reference", action="store_false",
                     help="snapshot: skip the second run with snapshots off (the p999 'without one')")
     ap.add_argument("--memory-nodes", type=int, default=1000000, help="memory and restart: znodes of 100 B")
