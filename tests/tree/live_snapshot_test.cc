@@ -236,5 +236,30 @@ TEST(LiveSnapshotTest, ARestoreMidwayLeavesTheSnapshotOfTheReplacedTree) {
   EXPECT_EQ(w2.bytes(), now);
 }
 
+// A restore while the walk reads a child list in place (nothing changed it before the restore):
+// the replaced tree's lists stay where they were and unchanged, so the walk reads on from them,
+// whatever the new tree's lists do.
+TEST(LiveSnapshotTest, ARestoreWhileAListIsReadInPlaceLeavesTheSnapshotOfTheReplacedTree) {
+  ZnodeTree t;
+  for (int i = 1; i <= 30; ++i) ASSERT_EQ(create(t, i, "/n" + std::to_string(i), "old"), err::kOk);
+  const std::string expected = snapshot_of(t);
+  ZnodeTree other;
+  for (int i = 1; i <= 10; ++i) ASSERT_EQ(create(other, i, "/n" + std::to_string(i), "other"), err::kOk);
+  const std::string other_bytes = snapshot_of(other);
+  jute::Writer w;
+  t.begin_live_snapshot(w);
+  ASSERT_FALSE(t.continue_live_snapshot(w, 8));  // the root, /zookeeper and its two, /n1 to /n4
+  ASSERT_NE(w.bytes().find("/n4"), std::string::npos);
+  ASSERT_EQ(w.bytes().find("/n5"), std::string::npos);
+  jute::Reader r(other_bytes);
+  ASSERT_TRUE(t.deserialize(r));
+  std::vector<WatchTrigger> out;
+  ASSERT_EQ(t.remove(ctx(100), "/n1", -1, out), err::kOk);  // the new root's list changes
+  ASSERT_EQ(create(t, 101, "/n11", "new"), err::kOk);
+  while (!t.continue_live_snapshot(w, 3)) {
+  }
+  EXPECT_EQ(w.bytes(), expected);
+}
+
 }  // namespace
 }  // namespace zkraft::tree
