@@ -92,6 +92,7 @@ TEST(ReceivedSnapshot, AChunkThatDoesNotContinueTheTransferIsRefusedAndANewStart
   for (uint64_t off = 0; off < newer.size(); off += 1000) {
     ASSERT_TRUE(rs.write(chunk_of(newer_meta, newer, off, 1000)).is_ok());
   }
+  st->wait_for_file_removals();  // a finished file goes on the remover's thread
   EXPECT_EQ(snapshot_files(dir.path()), 1u);
   EXPECT_EQ(rs.publish(meta).code(), Status::Code::kInvalidArgument);  // not the one received
   for (uint64_t off = 0; off < newer.size(); off += 1000) {
@@ -101,6 +102,7 @@ TEST(ReceivedSnapshot, AChunkThatDoesNotContinueTheTransferIsRefusedAndANewStart
   SnapshotMeta got;
   EXPECT_EQ(read_back(*st, &got), newer);
   EXPECT_EQ(got, newer_meta);
+  st->wait_for_file_removals();
   EXPECT_EQ(snapshot_files(dir.path()), 1u);
 }
 
