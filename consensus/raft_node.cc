@@ -1,7 +1,6 @@
 #include "consensus/raft_node.h"
 
 #include <boost/asio/post.hpp>
-#include <malloc.h>
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 
@@ -10,6 +9,7 @@
 #include <optional>
 #include <thread>
 
+#include "consensus/heap_release.h"
 #include "consensus/invariant.h"
 #include "consensus/log_storage.h"
 #include "consensus/messages.h"
@@ -118,9 +118,9 @@ class RaftNode::Wiring final : public RaftDriverStorage,
   // keeps a longer log, which recovers the same state), and gives the heap's free pages back at
   // the next pause in the writes. By then the core has dropped its in-memory log up to the
   // snapshot (~27 MB for 100,000 creates of 100 B) and the compaction's batches are gone.
-  // glibc returns only the free memory at the top of a heap by itself; the rest stays resident
-  // until malloc_trim returns its whole free pages, and with the tree's blocks in their own pool
-  // (tree/block_pool.h) what the heap frees is mostly whole pages. At a pause rather than at once
+  // The heap keeps freed pages resident until told (release_free_heap: glibc's malloc_trim, or a
+  // purge of jemalloc's arenas), and with the tree's blocks in their own pool (tree/block_pool.h)
+  // what the heap frees is mostly whole pages. At a pause rather than at once
   // on the Raft thread, where each trim held the thread 20 to 42 ms while 1,000,000 znodes were
   // created (every heartbeat and Ready waited; docs/benchmarks.md): under load freed memory is
   // reused anyway, and a trim at once missed what was freed after it (the compaction's batches).
@@ -131,9 +131,9 @@ class RaftNode::Wiring final : public RaftDriverStorage,
     }
     log.run_once_idle([id, index = meta.index](LogStorage&) {
       auto t0 = std::chrono::steady_clock::now();
-      malloc_trim(0);
+      std::string_view what = release_free_heap();
       auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
-      spdlog::info("raft node {}: writes paused after the snapshot at index {}; heap trimmed in {} us", id, index,
+      spdlog::info("raft node {}: writes paused after the snapshot at index {}; {} in {} us", id, index, what,
                    us.count());
     });
   }

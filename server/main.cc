@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "consensus/heap_release.h"
 #include "server/config.h"
 #include "server/raft_replicated_log.h"
 #include "server/zk_server.h"
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
   }
   ZkServer server(io, config, std::move(log));
   if (!server.start()) return server.exit_code();
+  spdlog::info("malloc: {}", zkraft::consensus::heap_allocator());
   spdlog::info("zkraft {} serving ZooKeeper clients on {}:{} ({}), data in {}", ZKRAFT_VERSION,
                config.client_address, server.client_port(),
                config.standalone() ? "standalone" : "ensemble server " + std::to_string(config.server_id),

@@ -4,6 +4,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake pkg-config
   libboost-dev libboost-system-dev libleveldb-dev libspdlog-dev libyaml-cpp-dev
+  libjemalloc-dev  # zkraft-server's malloc (CMakeLists.txt, ZKRAFT_JEMALLOC)
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libssl-dev
   clang libclang-rt-14-dev
   python3-kazoo zookeeper libzookeeper-mt-dev libzookeeper-java
