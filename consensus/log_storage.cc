@@ -102,22 +102,34 @@ Status LogStorage::recover() {
   leveldb::ReadOptions ro;
   std::string value;
 
-  // Format marker: a fresh database gets one; anything else must already carry ours.
-  leveldb::Status s = db_->Get(ro, leveldb::Slice(kFormatKey.data(), kFormatKey.size()), &value);
+  // Format marker: a fresh database gets one; anything else must already carry ours, or v1's
+  // (moved to v2 below, in the same batch as any other repair).
+  auto read_key = [&](std::string_view key, std::string* out) -> leveldb::Status {
+    return db_->Get(ro, leveldb::Slice(key.data(), key.size()), out);
+  };
+  bool from_v1 = false;
+  leveldb::Status s = read_key(kFormatKey, &value);
+  if (s.IsNotFound()) {
+    s = read_key(v1::kFormatKey, &value);
+    if (s.ok() && value != v1::kFormat) return Status::corruption("unknown log format '" + value + "'");
+    from_v1 = s.ok();
+  }
   if (s.IsNotFound()) {
     std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro));
     it->SeekToFirst();
     if (it->Valid()) return Status::corruption("database has data but no zkraft format marker");
     leveldb::WriteBatch b;
     b.Put(leveldb::Slice(kFormatKey.data(), kFormatKey.size()),
-          leveldb::Slice(kFormatV1.data(), kFormatV1.size()));
+          leveldb::Slice(kFormatV2.data(), kFormatV2.size()));
     Status w = write(&b, true);
     if (!w.is_ok()) return w;
   } else if (!s.ok()) {
     return Status::io_error("reading format marker: " + describe(s));
-  } else if (value != kFormatV1) {
+  } else if (!from_v1 && value != kFormatV2) {
     return Status::corruption("unknown log format '" + value + "'");
   }
+  const std::string_view first_index_key = from_v1 ? v1::kFirstIndexKey : kFirstIndexKey;
+  const std::string_view snapshot_meta_key = from_v1 ? v1::kSnapshotMetaKey : kSnapshotMetaKey;
 
   auto read_record = [&](std::string_view key, std::string* out) -> Status {
     leveldb::Status rs = db_->Get(ro, leveldb::Slice(key.data(), key.size()), out);
@@ -126,26 +138,37 @@ Status LogStorage::recover() {
     return Status::ok();
   };
 
-  Status r = read_record(kHardStateKey, &value);
-  if (r.is_ok()) {
-    if (!decode_hard_state(value, &hard_state_)) return Status::corruption("hard state record is corrupt");
-  } else if (r.code() != Status::Code::kUnavailable) {
-    return r;
+  // v2 keeps the hard state among the entries (found by the scan below); v1 under one key.
+  std::optional<HardState> v1_hard_state;
+  Status r = Status::ok();
+  if (from_v1) {
+    r = read_record(v1::kHardStateKey, &value);
+    if (r.is_ok()) {
+      HardState hs;
+      if (!decode_hard_state(value, &hs)) return Status::corruption("hard state record is corrupt");
+      v1_hard_state = hs;
+    } else if (r.code() != Status::Code::kUnavailable) {
+      return r;
+    }
   }
 
   FirstIndexMarker marker;
-  r = read_record(kFirstIndexKey, &value);
+  std::optional<std::string> v1_first_index_value;
+  r = read_record(first_index_key, &value);
   if (r.is_ok()) {
     if (!decode_first_index(value, &marker)) return Status::corruption("first-index marker is corrupt");
+    if (from_v1) v1_first_index_value = value;
   } else if (r.code() != Status::Code::kUnavailable) {
     return r;
   }
 
-  r = read_record(kSnapshotMetaKey, &value);
+  std::optional<std::string> v1_snapshot_meta_value;
+  r = read_record(snapshot_meta_key, &value);
   if (r.is_ok()) {
     SnapshotRecord rec;
     if (!decode_snapshot_record(value, &rec)) return Status::corruption("snapshot metadata is corrupt");
     snapshot_ = rec;
+    if (from_v1) v1_snapshot_meta_value = value;
   } else if (r.code() != Status::Code::kUnavailable) {
     return r;
   }
@@ -185,18 +208,31 @@ Status LogStorage::recover() {
   }
 
   // Scan every entry from the first kept index: contiguous, checksummed, terms never decreasing.
+  // The hard-state records among them are collected; the one at the highest index is current.
   Index expected = marker.first_index;
   Term last_term = marker.prev_term;
   std::optional<Index> damaged_from;  // first index of a damaged run after the last good entry
   std::string damage;
   size_t damaged_records = 0;
+  std::optional<HardState> newest_hard_state;
+  hard_state_at_.clear();
   {
     std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro));
-    for (it->Seek(entry_key(marker.first_index)); it->Valid(); it->Next()) {
+    // From the record at first_index - 1: the one written when the log was empty, or compacted.
+    for (it->Seek(hard_state_key(marker.first_index - 1)); it->Valid(); it->Next()) {
       leveldb::Slice k = it->key();
       if (k.empty() || k[0] != kEntryPrefix) break;
       std::string_view key(k.data(), k.size());
       std::string_view val(it->value().data(), it->value().size());
+      if (auto at = parse_hard_state_key(key)) {
+        HardState hs;
+        if (!decode_hard_state(val, &hs)) {
+          return Status::corruption("hard state record at log index " + std::to_string(*at) + " is corrupt");
+        }
+        newest_hard_state = hs;
+        hard_state_at_.push_back(*at);
+        continue;
+      }
       auto idx = parse_entry_key(key);
       Term t = 0;
       bool good = idx && decode_entry_term(*idx, val, &t);
@@ -233,6 +269,37 @@ Status LogStorage::recover() {
     spdlog::warn("log storage {}: truncating damaged log tail from index {} ({} record(s), first "
                  "one {}); keeping entries {}..{}",
                  dir_, *damaged_from, damaged_records, damage, marker.first_index, expected - 1);
+  }
+  const Index kept_last = expected - 1;
+  if (from_v1) newest_hard_state = v1_hard_state;
+  // Records past the kept log (after a damaged tail) go; the newest one's value, which may hold
+  // a vote, is written again at the log's end.
+  bool rewrite_hard_state = from_v1 && newest_hard_state.has_value();
+  while (!hard_state_at_.empty() && hard_state_at_.back() > kept_last) {
+    cleanup.Delete(hard_state_key(hard_state_at_.back()));
+    hard_state_at_.pop_back();
+    rewrite_hard_state = true;
+    need_cleanup = true;
+  }
+  if (rewrite_hard_state) {
+    cleanup.Put(hard_state_key(kept_last), encode_hard_state(*newest_hard_state));
+    if (hard_state_at_.empty() || hard_state_at_.back() != kept_last) hard_state_at_.push_back(kept_last);
+    need_cleanup = true;
+  }
+  if (newest_hard_state) hard_state_ = *newest_hard_state;
+  if (from_v1) {
+    // The v1 records move to their v2 keys, in the same synced batch as the new marker.
+    auto put = [&](std::string_view key, const std::string& v) {
+      cleanup.Put(leveldb::Slice(key.data(), key.size()), v);
+    };
+    if (v1_first_index_value) put(kFirstIndexKey, *v1_first_index_value);
+    if (v1_snapshot_meta_value) put(kSnapshotMetaKey, *v1_snapshot_meta_value);
+    put(kFormatKey, std::string(kFormatV2));
+    for (std::string_view key : {v1::kHardStateKey, v1::kFirstIndexKey, v1::kSnapshotMetaKey, v1::kFormatKey}) {
+      cleanup.Delete(leveldb::Slice(key.data(), key.size()));
+    }
+    need_cleanup = true;
+    spdlog::info("log storage {}: moving the v1 layout to v2 (the hard state among the entries)", dir_);
   }
   if (need_cleanup) {
     Status w = write(&cleanup, true);
@@ -283,13 +350,29 @@ Status LogStorage::append(const std::vector<Entry>& entries, const HardState* hs
     // Conflict truncation: the old suffix beyond the new last entry goes in the same batch.
     for (Index i = new_last + 1; i <= last; ++i) batch.Delete(entry_key(i));
   }
-  if (hs != nullptr) batch.Put(leveldb::Slice(kHardStateKey.data(), kHardStateKey.size()), encode_hard_state(*hs));
+  // The hard state goes at the log's new end (storage_codec.h). A truncation drops the records
+  // past that end, so the current hard state is written again even if the caller gave none.
+  size_t dropped = 0;
+  for (auto it = hard_state_at_.rbegin(); it != hard_state_at_.rend() && *it > new_last; ++it) {
+    batch.Delete(hard_state_key(*it));
+    ++dropped;
+  }
+  const HardState current = hs != nullptr ? *hs : hard_state();
+  const bool put_hard_state = hs != nullptr || dropped > 0;
+  if (put_hard_state) batch.Put(hard_state_key(new_last), encode_hard_state(current));
   if (batch.ApproximateSize() <= leveldb::WriteBatch().ApproximateSize()) return Status::ok();
   Status s = write(&batch, sync);
   if (!s.is_ok()) return s;
+  hard_state_at_.resize(hard_state_at_.size() - dropped);
+  if (put_hard_state && (hard_state_at_.empty() || hard_state_at_.back() != new_last)) {
+    hard_state_at_.push_back(new_last);
+  }
+  // A record past the log's end would outrank the ones written after it once the log grows back.
+  ZKRAFT_INVARIANT(hard_state_at_.empty() || hard_state_at_.back() <= new_last,
+                   "no hard-state record lies past the log's end");
   std::unique_lock lock(meta_mu_);
   last_index_.store(new_last, std::memory_order_release);
-  if (hs != nullptr) hard_state_ = *hs;
+  hard_state_ = current;
   return Status::ok();
 }
 
@@ -340,6 +423,8 @@ Status LogStorage::entries(Index lo, Index hi, uint64_t max_bytes, std::vector<E
   size_t added = 0;
   it->Seek(entry_key(lo));
   for (Index i = lo; i < hi; ++i, it->Next()) {
+    // Hard-state records sit between entries (storage_codec.h).
+    while (it->Valid() && parse_hard_state_key(std::string_view(it->key().data(), it->key().size()))) it->Next();
     if (!it->Valid() || parse_entry_key(std::string_view(it->key().data(), it->key().size())) != i) {
       result = i < first_index() ? Status::compacted("index " + std::to_string(i) + " is compacted")
                                  : Status::unavailable("index " + std::to_string(i) + " is gone");
@@ -394,10 +479,22 @@ Status LogStorage::compact(Index through) {
   if (!s.is_ok()) return s;
   leveldb::WriteBatch batch;
   for (Index i = first; i <= through; ++i) batch.Delete(entry_key(i));
+  // Hard-state records at or below `through` go too; if that takes the newest one, it is written
+  // again at the log's end.
+  size_t dropped = 0;
+  for (auto it = hard_state_at_.begin(); it != hard_state_at_.end() && *it <= through; ++it) {
+    batch.Delete(hard_state_key(*it));
+    ++dropped;
+  }
+  const bool keep_newest = dropped > 0 && dropped == hard_state_at_.size();
+  const Index last = last_index();
+  if (keep_newest) batch.Put(hard_state_key(last), encode_hard_state(hard_state()));
   batch.Put(leveldb::Slice(kFirstIndexKey.data(), kFirstIndexKey.size()),
             encode_first_index(FirstIndexMarker{through + 1, t}));
   s = write(&batch, false);
   if (!s.is_ok()) return s;
+  hard_state_at_.erase(hard_state_at_.begin(), hard_state_at_.begin() + static_cast<std::ptrdiff_t>(dropped));
+  if (keep_newest) hard_state_at_.push_back(last);
   std::unique_lock lock(meta_mu_);
   first_index_.store(through + 1, std::memory_order_release);
   prev_term_ = t;

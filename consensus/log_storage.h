@@ -12,7 +12,9 @@
 //     an empty log has last_index() == first_index() - 1;
 //   - term(first_index() - 1) is known (0 for a fresh log, else from the compaction marker or the
 //     snapshot), so Raft's prev-log check works right after compaction;
-//   - a snapshot, if stored, covers index >= first_index() - 1.
+//   - a snapshot, if stored, covers index >= first_index() - 1;
+//   - the stored hard state is the record at the highest index among the hard-state records
+//     (storage_codec.h), all of which lie within first_index() - 1..last_index().
 //
 // Threads: writes (append, save_snapshot, publish_snapshot, compact) must come from one thread at
 // a time (the storage thread); write_snapshot_data may run on any thread meanwhile. Reads (first_index, last_index, term, entries, hard_state, snapshot_meta, load_snapshot)
@@ -25,6 +27,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <shared_mutex>
@@ -184,6 +187,9 @@ class LogStorage {
   // meta_mu_ where both are held.
   mutable std::shared_mutex db_mu_;
   bool needs_reopen_ = false;  // storage thread only: the last write failed for lack of space
+  // Storage thread only: the index of every stored hard-state record (storage_codec.h),
+  // ascending; the last one holds hard_state_. All are within first_index_ - 1..last_index_.
+  std::deque<Index> hard_state_at_;
 
   std::atomic<Index> first_index_{1};
   std::atomic<Index> last_index_{0};

@@ -219,6 +219,9 @@ Status LogStorage::publish_snapshot(const PreparedSnapshot& prepared) {
   leveldb::WriteBatch batch;
   if (!keep_log) {
     for (Index i = first; i <= last; ++i) batch.Delete(entry_key(i));
+    // The hard state moves to the new log's end (storage_codec.h).
+    for (Index at : hard_state_at_) batch.Delete(hard_state_key(at));
+    batch.Put(hard_state_key(meta.index), encode_hard_state(hard_state()));
     batch.Put(leveldb::Slice(kFirstIndexKey.data(), kFirstIndexKey.size()),
               encode_first_index(FirstIndexMarker{meta.index + 1, meta.term}));
   }
@@ -230,6 +233,7 @@ Status LogStorage::publish_snapshot(const PreparedSnapshot& prepared) {
     std::unique_lock lock(meta_mu_);
     snapshot_ = rec;
     if (!keep_log) {
+      hard_state_at_.assign(1, meta.index);
       first_index_.store(meta.index + 1, std::memory_order_release);
       last_index_.store(meta.index, std::memory_order_release);
       prev_term_ = meta.term;

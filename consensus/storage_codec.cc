@@ -37,6 +37,17 @@ std::optional<Index> parse_entry_key(std::string_view key) {
   return get_u64(key.data() + 1);
 }
 
+std::string hard_state_key(Index log_end) {
+  std::string k = entry_key(log_end);
+  k.push_back(kHardStateSuffix);
+  return k;
+}
+
+std::optional<Index> parse_hard_state_key(std::string_view key) {
+  if (key.size() != 10 || key[0] != kEntryPrefix || key[9] != kHardStateSuffix) return std::nullopt;
+  return get_u64(key.data() + 1);
+}
+
 std::string snapshot_generation_prefix(uint64_t generation) {
   std::string k(1, kSnapshotChunkPrefix);
   put_u64(k, generation);

@@ -3,16 +3,28 @@
 // Internal to consensus/ storage (tests and inspection tools may use it to read or damage a log).
 //
 // Keys (one prefix byte, then big-endian integers so LevelDB's bytewise order is numeric order):
-//   "v"                          format marker, value kFormatV1
+//   "V"                          format marker, value kFormatV2
+//   "F"                          the first-index marker: first index kept + term of the entry before
+//   "M"                          the snapshot metadata (points at its data generation)
 //   "e" + index(8)               a log entry
-//   "h"                          the hard state
-//   "f"                          the first-index marker: first index kept + term of the entry before
-//   "m"                          the snapshot metadata (points at its data generation)
+//   "e" + index(8) + "h"         the hard state, written when the log ended at `index`; the one
+//                                at the highest index is the current one
 //   "s" + generation(8) + n(8)   chunk n of the snapshot data written as `generation` (the
 //                                layout before snapshot files; still read, no longer written)
 // Beside the LevelDB files: "snapshot-<generation>.data", a snapshot's data (snapshot_file_name).
 // Every value ends or starts with a CRC-32C, so a flipped or torn value is detected, not trusted.
 // An entry's CRC also covers its index, so a value stored under the wrong key is caught too.
+//
+// Why the hard state sits among the entries and the other records sort before them: every write
+// of the log's steady state (entries and the hard state riding with them) then falls in the
+// key range just past the previous write's. LevelDB places the table of such a memtable below
+// level 0 as it is, and never merges it with its neighbours again. A fixed key written with every
+// batch ("h" in v1) made each table's range reach back over all the others, so each one went to
+// level 0 and was merged and rewritten: ~110 bytes of compaction output per create under load,
+// 19% of the server's CPU (docs/benchmarks.md, "LevelDB's compactions").
+//
+// v1 (until 2026-12): "v" marker, "h" hard state, "f" first index, "m" snapshot metadata, values
+// as above. open() moves a v1 database to v2 in one synced batch.
 
 #include <cstdint>
 #include <optional>
@@ -25,11 +37,20 @@ namespace zkraft::consensus::storage {
 
 inline constexpr char kEntryPrefix = 'e';
 inline constexpr char kSnapshotChunkPrefix = 's';
+inline constexpr std::string_view kFormatKey = "V";
+inline constexpr std::string_view kFirstIndexKey = "F";
+inline constexpr std::string_view kSnapshotMetaKey = "M";
+inline constexpr std::string_view kFormatV2 = "zkraft-log-v2";
+inline constexpr char kHardStateSuffix = 'h';
+
+// The v1 layout's keys, read only to move a v1 database to v2.
+namespace v1 {
 inline constexpr std::string_view kFormatKey = "v";
+inline constexpr std::string_view kFormat = "zkraft-log-v1";
 inline constexpr std::string_view kHardStateKey = "h";
 inline constexpr std::string_view kFirstIndexKey = "f";
 inline constexpr std::string_view kSnapshotMetaKey = "m";
-inline constexpr std::string_view kFormatV1 = "zkraft-log-v1";
+}  // namespace v1
 inline constexpr std::string_view kSnapshotFilePrefix = "snapshot-";
 inline constexpr std::string_view kSnapshotFileSuffix = ".data";
 
@@ -41,6 +62,11 @@ uint32_t get_u32(const char* p);
 std::string entry_key(Index index);
 // The index in an entry key, or nullopt if `key` is not a well-formed entry key.
 std::optional<Index> parse_entry_key(std::string_view key);
+
+// The key of the hard state written when the log ended at `log_end` (it sorts right after that
+// entry's key), and its inverse: log_end, or nullopt if `key` is not a hard-state key.
+std::string hard_state_key(Index log_end);
+std::optional<Index> parse_hard_state_key(std::string_view key);
 
 std::string snapshot_chunk_key(uint64_t generation, uint64_t chunk);
 // Prefix of every chunk of one generation (for range deletes).
