@@ -88,6 +88,12 @@ class Writer {
   const std::string& bytes() const { return out_; }
   std::string take() { return std::move(out_); }
   void clear() { out_.clear(); }
+  // Writes from here on go into `buffer`, emptied first: a buffer taken before and handed back
+  // keeps its capacity, so its pages are not allocated and faulted in again.
+  void reset(std::string buffer) {
+    out_ = std::move(buffer);
+    out_.clear();
+  }
 
  private:
   std::string out_;

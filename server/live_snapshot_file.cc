@@ -28,6 +28,14 @@ bool LiveSnapshotFile::push(std::string piece) {
   return false;
 }
 
+std::string LiveSnapshotFile::spare_piece() {
+  std::lock_guard lock(mu_);
+  if (spares_.empty()) return {};
+  std::string buffer = std::move(spares_.back());
+  spares_.pop_back();
+  return buffer;
+}
+
 void LiveSnapshotFile::finish() {
   std::lock_guard lock(mu_);
   finishing_ = true;
@@ -55,6 +63,9 @@ void LiveSnapshotFile::run() {
     if (room_now) on_room_();
     if (check_) ZKRAFT_INVARIANT(check_->add(piece), "a live snapshot's pieces are whole records");
     if (err == 0) err = writer.append(piece);
+    piece.clear();
+    std::lock_guard lock(mu_);
+    if (spares_.size() < kRoomPieces) spares_.push_back(std::move(piece));
   }
   // Bytes that are not the tree at the snapshot's start would, once published, make a restore
   // lose or invent writes.

@@ -384,7 +384,11 @@ void RaftReplicatedLog::live_snapshot_step() {
   bool room = true;
   if (live_piece_.size() >= kLivePieceBytes || done) {
     room = live_file_->push(live_piece_.take());
-    live_piece_.clear();
+    if (!done) {
+      std::string next = live_file_->spare_piece();
+      if (next.capacity() < kLivePieceBytes) next.reserve(2 * kLivePieceBytes);  // a step may pass the mark
+      live_piece_.reset(std::move(next));
+    }
   }
   if (done) {
     live_steps_ = false;

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <future>
 #include <sstream>
+#include <thread>
 
 #include "consensus/storage_crc32c.h"
 #include "jute/errors.h"
@@ -68,6 +69,50 @@ TEST(LiveSnapshotFile, WritesThePiecesInOrderAndReportsSizeAndChecksum) {
     EXPECT_EQ(written.crc32c, consensus::crc32c_extend(0, all.data(), all.size()));
     // Every "full" was followed by a room once the writer caught up.
     if (reported_full) EXPECT_GE(rooms.load(), 1);
+  }
+  EXPECT_EQ(read_file(target.path), all);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(LiveSnapshotFile, WrittenPiecesComeBackEmptyWithTheirCapacityAndAtMostKRoomOfThem) {
+  const std::string dir = temp_dir();
+  consensus::SnapshotFileTarget target{3, dir + "/snap-3", 1 << 20};
+  Outcome out;
+  std::string all;
+  {
+    LiveSnapshotFile file(target, [] {}, out.done());
+    const size_t none = std::string().capacity();  // the short-string buffer: no heap
+    EXPECT_EQ(file.spare_piece().capacity(), none);  // nothing written yet
+    std::string first(1 << 20, 'a');
+    all += first;
+    ASSERT_TRUE(file.push(std::move(first)));
+    std::string spare;
+    for (int i = 0; i < 3000 && spare.capacity() == none; ++i) {
+      spare = file.spare_piece();
+      if (spare.capacity() == none) std::this_thread::sleep_for(1ms);
+    }
+    ASSERT_GE(spare.capacity(), size_t{1} << 20);
+    EXPECT_TRUE(spare.empty());
+    // The next piece is made in it, as the state thread does.
+    jute::Writer w;
+    w.reset(std::move(spare));
+    w.write_raw(std::string(1000, 'b'));
+    EXPECT_GE(w.bytes().capacity(), size_t{1} << 20);
+    all += w.bytes();
+    file.push(w.take());
+    for (int i = 0; i < 20; ++i) {
+      std::string piece(4096, static_cast<char>('c' + i % 20));
+      all += piece;
+      file.push(std::move(piece));
+    }
+    file.finish();
+    auto f = out.promise.get_future();
+    ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+    EXPECT_EQ(f.get().first, 0);
+    size_t kept = 0;
+    while (kept <= LiveSnapshotFile::kRoomPieces && file.spare_piece().capacity() > none) ++kept;
+    EXPECT_GE(kept, 1u);
+    EXPECT_LE(kept, LiveSnapshotFile::kRoomPieces);
   }
   EXPECT_EQ(read_file(target.path), all);
   std::filesystem::remove_all(dir);
