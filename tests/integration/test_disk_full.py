@@ -126,19 +126,42 @@ class DiskFull(unittest.TestCase):
         acknowledged = []
         for i in range(20):
             acknowledged.append(writer.create("/before-%02d" % i, b"x" * 100))
-        filler = fill(self.fs.path)
-        # Small writes may still fit the log file's last page: write until one waits.
+        # Which write meets the full disk depends on where the log file's last page ends: a
+        # client's create, or the server's own write of the commit index after one (then the
+        # create is refused, since the server is already waiting for space). The test needs a
+        # client's write waiting, so in the second case it frees the space, shifts the log's
+        # end by one create of another size, and fills the disk again (at most 4 times).
         pending = None
-        for i in range(2000):
-            a = writer.create_async("/during-%04d" % i, b"y" * 200)
-            a.wait(2.0)
-            if not a.ready():
-                pending = (a, "/during-%04d" % i)
+        for attempt in range(4):
+            lines_before = log_text(self.srv).count("disk full: the Raft log")
+            filler = fill(self.fs.path)
+            refused = False
+            # Small writes may still fit the log file's last page: write until one waits.
+            for i in range(2000):
+                path = "/during-%d-%04d" % (attempt, i)
+                a = writer.create_async(path, b"y" * 200)
+                a.wait(2.0)
+                if not a.ready():
+                    pending = (a, path)
+                    break
+                try:
+                    acknowledged.append(a.get())
+                except NotReadOnlyCallError:
+                    refused = True
+                    break
+            if pending is not None:
                 break
-            acknowledged.append(a.get())
-        self.assertIsNotNone(pending, "no write ever met the full disk")
-        self.assertTrue(harness.wait_until(lambda: "disk full: the Raft log" in log_text(self.srv), 10),
-                        self.srv.log_tail(20))
+            self.assertTrue(refused, "no write ever met the full disk")
+            self.assertTrue(harness.wait_until(
+                lambda: log_text(self.srv).count("disk full: the Raft log") > lines_before, 10))
+            os.unlink(filler)
+            self.assertTrue(harness.wait_until(
+                lambda: log_text(self.srv).count("disk space is back") > attempt, 10), self.srv.log_tail(20))
+            acknowledged.append(writer.create("/shift-%d" % attempt, b"s" * (37 + 61 * attempt)))
+        self.assertIsNotNone(pending, "a client's write never was the one to meet the full disk")
+        self.assertTrue(harness.wait_until(
+            lambda: log_text(self.srv).count("disk full: the Raft log") > lines_before, 10),
+            self.srv.log_tail(20))
         # New writes fail at once with a clear error; reads are served.
         t0 = time.monotonic()
         with self.assertRaises(NotReadOnlyCallError):
@@ -150,13 +173,15 @@ class DiskFull(unittest.TestCase):
         self.assertIn("before-19", other.get_children("/"))
         time.sleep(1.0)  # several retries of the waiting write: still one line
         self.assertFalse(pending[0].ready())
-        self.assertEqual(log_text(self.srv).count("disk full: the Raft log"), 1)
+        self.assertEqual(log_text(self.srv).count("disk full: the Raft log"), lines_before + 1)
         # Space comes back: the waiting write completes and writes resume.
+        spaces_back = log_text(self.srv).count("disk space is back")
         os.unlink(filler)
         pending[0].wait(10.0)
         self.assertTrue(pending[0].ready(), self.srv.log_tail(20))
         acknowledged.append(pending[0].get())
-        self.assertTrue(harness.wait_until(lambda: "disk space is back" in log_text(self.srv), 10))
+        self.assertTrue(harness.wait_until(
+            lambda: log_text(self.srv).count("disk space is back") > spaces_back, 10))
         acknowledged.append(other.create("/after", b"w"))
         other.set("/before-00", b"changed")
         for c in (writer, other):
