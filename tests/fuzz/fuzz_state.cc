@@ -107,6 +107,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)consensus::storage::decode_hard_state(in, &hs);
       consensus::storage::SnapshotRecord rec;
       (void)consensus::storage::decode_snapshot_record(in, &rec);
+      // Keys as recovery reads them: a hard-state key parses back to the index it was made from.
+      if (auto at = consensus::storage::parse_hard_state_key(in)) {
+        check(consensus::storage::hard_state_key(*at) == in);
+      }
       break;
     }
     case 5: {
