@@ -357,14 +357,16 @@ Status LogStorage::append(const std::vector<Entry>& entries, const HardState* hs
     batch.Delete(hard_state_key(*it));
     ++dropped;
   }
-  const HardState current = hs != nullptr ? *hs : hard_state();
-  const bool put_hard_state = hs != nullptr || dropped > 0;
-  if (put_hard_state) batch.Put(hard_state_key(new_last), encode_hard_state(current));
+  std::optional<HardState> written;  // read under the lock only when a record is written
+  if (hs != nullptr || dropped > 0) {
+    written = hs != nullptr ? *hs : hard_state();
+    batch.Put(hard_state_key(new_last), encode_hard_state(*written));
+  }
   if (batch.ApproximateSize() <= leveldb::WriteBatch().ApproximateSize()) return Status::ok();
   Status s = write(&batch, sync);
   if (!s.is_ok()) return s;
   hard_state_at_.resize(hard_state_at_.size() - dropped);
-  if (put_hard_state && (hard_state_at_.empty() || hard_state_at_.back() != new_last)) {
+  if (written && (hard_state_at_.empty() || hard_state_at_.back() != new_last)) {
     hard_state_at_.push_back(new_last);
   }
   // A record past the log's end would outrank the ones written after it once the log grows back.
@@ -372,7 +374,7 @@ Status LogStorage::append(const std::vector<Entry>& entries, const HardState* hs
                    "no hard-state record lies past the log's end");
   std::unique_lock lock(meta_mu_);
   last_index_.store(new_last, std::memory_order_release);
-  hard_state_ = current;
+  if (written) hard_state_ = *written;
   return Status::ok();
 }
 

@@ -25,22 +25,9 @@ namespace {
 using testing::make_entries;
 using testing::make_entry;
 using testing::open_ok;
+using testing::raw_contents;
 using testing::raw_write;
 using testing::TempDir;
-
-// Every key and value of a closed log, read straight from LevelDB.
-std::map<std::string, std::string> raw_contents(const std::string& dir) {
-  std::map<std::string, std::string> out;
-  leveldb::DB* db = nullptr;
-  leveldb::Options o;
-  EXPECT_TRUE(leveldb::DB::Open(o, dir, &db).ok());
-  if (db == nullptr) return out;
-  std::unique_ptr<leveldb::Iterator> it(db->NewIterator(leveldb::ReadOptions()));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) out[it->key().ToString()] = it->value().ToString();
-  it.reset();  // before the database it reads
-  delete db;
-  return out;
-}
 
 // The indexes of the hard-state records in a closed log.
 std::vector<Index> hard_state_records(const std::string& dir) {

@@ -1,6 +1,6 @@
 #pragma once
 // Helpers shared by the storage tests: a fresh temporary directory per test, entry builders,
-// opening a log, reading a file whole, and raw LevelDB writes into a closed one.
+// opening a log, reading a file whole, and raw LevelDB reads and writes of a closed one.
 
 #include <gtest/gtest.h>
 #include <leveldb/db.h>
@@ -8,8 +8,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <functional>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -85,6 +86,19 @@ inline void raw_write(const std::string& dir, const std::function<void(leveldb::
   wo.sync = true;
   ASSERT_TRUE(db->Write(wo, &b).ok());
   delete db;
+}
+
+// Every key and value of a closed log, read straight from LevelDB.
+inline std::map<std::string, std::string> raw_contents(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  leveldb::DB* db = nullptr;
+  EXPECT_TRUE(leveldb::DB::Open(leveldb::Options(), dir, &db).ok());
+  if (db == nullptr) return out;
+  std::unique_ptr<leveldb::Iterator> it(db->NewIterator(leveldb::ReadOptions()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) out[it->key().ToString()] = it->value().ToString();
+  it.reset();  // before the database it reads
+  delete db;
+  return out;
 }
 
 }  // namespace zkraft::consensus::testing
