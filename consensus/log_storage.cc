@@ -19,14 +19,14 @@ using namespace storage;  // NOLINT: the codec is this file's vocabulary
 
 namespace {
 
-leveldb::Options db_options(const StorageOptions& options, leveldb::Cache* cache) {
+leveldb::Options db_options(const StorageOptions& options, leveldb::Env* env, leveldb::Cache* cache) {
   leveldb::Options lo;
   lo.create_if_missing = options.create_if_missing;
   // A torn LevelDB log tail must not stop start-up: LevelDB drops the damaged record and our own
   // per-entry checksums and contiguity scan decide what is really corrupt.
   lo.paranoid_checks = false;
   lo.write_buffer_size = options.write_buffer_size;
-  if (options.env != nullptr) lo.env = options.env;
+  lo.env = env;
   lo.block_cache = cache;
   return lo;
 }
@@ -34,7 +34,10 @@ leveldb::Options db_options(const StorageOptions& options, leveldb::Cache* cache
 }  // namespace
 
 LogStorage::LogStorage(std::string dir, const StorageOptions& options)
-    : dir_(std::move(dir)), options_(options), remover_(std::make_unique<FileRemover>([this](const std::string& path) {
+    : dir_(std::move(dir)),
+      options_(options),
+      table_env_(std::make_unique<PreadEnv>(options.env != nullptr ? options.env : leveldb::Env::Default())),
+      remover_(std::make_unique<FileRemover>([this](const std::string& path) {
         leveldb::Status s = env()->RemoveFile(path);
         return s.ok() ? std::string() : s.ToString();
       })) {}
@@ -47,7 +50,7 @@ std::unique_ptr<LogStorage> LogStorage::open(const std::string& dir, const Stora
                                              std::string* error) {
   std::unique_ptr<LogStorage> st(new LogStorage(dir, options));
   if (options.block_cache_bytes > 0) st->block_cache_.reset(leveldb::NewLRUCache(options.block_cache_bytes));
-  leveldb::Options lo = db_options(options, st->block_cache_.get());
+  leveldb::Options lo = db_options(options, st->table_env_.get(), st->block_cache_.get());
   leveldb::DB* db = nullptr;
   leveldb::Status s = leveldb::DB::Open(lo, dir, &db);
   if (!s.ok()) {
@@ -88,7 +91,7 @@ Status LogStorage::reopen() {
   std::unique_lock lock(db_mu_);
   db_.reset();  // closes: LevelDB waits for its background work
   leveldb::DB* db = nullptr;
-  leveldb::Status s = leveldb::DB::Open(db_options(options_, block_cache_.get()), dir_, &db);
+  leveldb::Status s = leveldb::DB::Open(db_options(options_, table_env_.get(), block_cache_.get()), dir_, &db);
   if (!s.ok()) {
     // Readers must not find db_ null: they are told to wait (they hold db_mu_ shared) until a
     // later reopen succeeds. Until then reads fail as unavailable.

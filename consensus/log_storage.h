@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "consensus/file_remover.h"
+#include "consensus/storage_pread_env.h"
 #include "consensus/status.h"
 #include "consensus/storage_codec.h"
 #include "consensus/storage_options.h"
@@ -181,7 +182,9 @@ class LogStorage {
 
   std::string dir_;
   StorageOptions options_;
-  std::unique_ptr<leveldb::Cache> block_cache_;  // declared before db_: the DB uses it
+  // Declared before db_, which uses them. table_env_ wraps options_.env (or LevelDB's default).
+  std::unique_ptr<PreadEnv> table_env_;
+  std::unique_ptr<leveldb::Cache> block_cache_;
   std::unique_ptr<leveldb::DB> db_;
   // Readers hold it shared; reopen() holds it exclusively while db_ is replaced. Taken before
   // meta_mu_ where both are held.
