@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Hostile input over raw sockets: garbage bytes, a declared 2 GB frame, truncated frames, 1,000
-idle connections, a client that pipelines many requests and never reads. After each, the server
+"""Hostile input over raw sockets: garbage bytes, a declared 2 GB frame, truncated frames, requests
+in pieces with pauses between them, 1,000 idle connections, a client that pipelines many requests and never reads. After each, the server
 must still serve a well-behaved Kazoo client, and its RSS must stay bounded.
 
 RSS limit: growth < 200 MB over the value measured just before the attack. Why 200 MB: a server
@@ -160,6 +160,30 @@ class Hostile(unittest.TestCase):
         self.assert_still_serving("truncated")
         self.assertIsNone(self.zk.exists("/trunc-0"), "a truncated create must not be applied")
         self.assert_rss_bounded("truncated")
+
+    def test_requests_sent_in_pieces_with_pauses(self):
+        # A client on a slow link: every request arrives in pieces, the server having read all
+        # there was before the next piece comes. Each piece must wake the server's read again
+        # (it waits for readiness once a read has emptied the socket), over one byte and over
+        # pieces larger than its 16 KiB read buffer. Every request is answered, in order.
+        raw = zkwire.RawSession(self.server.host, self.server.port, timeout_ms=10000)
+        big = bytes(random.Random(7).getrandbits(8) for _ in range(200_000))
+        requests = [
+            (zkwire.create_request(1, "/pieces-small", b"abc"), 3),
+            (zkwire.create_request(2, "/pieces-big", big), 20_000),
+            (zkwire.get_data_request(3, "/pieces-small"), 1),
+        ]
+        for req, piece in requests:
+            for at in range(0, len(req), piece):
+                raw.sock.sendall(req[at:at + piece])
+                time.sleep(0.002 if piece == 1 else 0.05)
+        replies = [raw.read_reply() for _ in requests]
+        self.assertEqual([(xid, err) for xid, _, err, _ in replies], [(1, 0), (2, 0), (3, 0)])
+        d = zkwire.Decoder(replies[2][3])
+        self.assertEqual(d.buffer(), b"abc")
+        raw.close_session()
+        self.assertEqual(self.zk.get("/pieces-big")[0], big)
+        self.assert_still_serving("pieces")
 
     def test_thousand_idle_connections(self):
         socks = []
