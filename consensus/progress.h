@@ -55,10 +55,14 @@ struct Progress {
   uint64_t snapshot_sent_offset = 0;
   bool snapshot_last_sent = false;
   uint64_t snapshot_acked_at_heartbeat = UINT64_MAX;
+  // Entries from `loading_from` on are being read back from storage for this follower (they were
+  // evicted from memory, RaftCore::entries_loaded); 0: none. No append goes out meanwhile.
+  Index loading_from = 0;
 
   explicit Progress(size_t max_inflight = 256) : inflights(max_inflight) {}
 
   bool paused() const {
+    if (loading_from != 0) return true;
     switch (state) {
       case ProgressState::kProbe: return probe_sent;
       case ProgressState::kReplicate: return inflights.full();
@@ -72,6 +76,7 @@ struct Progress {
     state = ProgressState::kProbe;
     probe_sent = false;
     pending_snapshot = 0;
+    loading_from = 0;
     inflights.reset();
   }
   void become_replicate() {
@@ -79,6 +84,7 @@ struct Progress {
     next = match + 1;
     probe_sent = false;
     pending_snapshot = 0;
+    loading_from = 0;
     inflights.reset();
   }
   void become_snapshot(Index snapshot_index) {
@@ -89,6 +95,7 @@ struct Progress {
     snapshot_last_sent = false;
     snapshot_acked_at_heartbeat = UINT64_MAX;
     probe_sent = false;
+    loading_from = 0;
     inflights.reset();
   }
   // An acceptance up to n arrived; returns false if it was stale.

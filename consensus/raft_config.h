@@ -30,6 +30,11 @@ struct RaftConfig {
   size_t max_msg_bytes = 1024 * 1024;     // entries payload per append message
   size_t max_snapshot_chunk_bytes = 1024 * 1024;
   size_t max_snapshot_inflight_chunks = 4;  // snapshot chunks sent ahead of the follower's answers
+  // The log keeps applied, durable entries in memory only up to this many bytes (entry_size of
+  // every entry held, applied or not); older ones are evicted (RaftLog::evict_to_fit) and read
+  // back from storage when a follower needs them (RaftCore::take_entry_loads). 0: every entry
+  // stays in memory until compaction.
+  size_t max_log_memory_bytes = 0;
 };
 
 // What storage recovered at start-up.

@@ -70,7 +70,11 @@ RaftCore::RaftCore(const RaftConfig& config, RecoveredState rec, RandomSource ra
 
 Membership RaftCore::membership_through(Index index) const {
   Membership m = base_membership_;
-  for (Index i = log_.first_index(); i <= std::min(index, log_.last_index()); ++i) {
+  for (const Entry& e : log_.evicted_conf_changes()) {
+    if (e.index > index) return m;
+    if (auto cc = decode_conf_change(e.data)) apply_conf_change(m, *cc);
+  }
+  for (Index i = log_.evicted() + 1; i <= std::min(index, log_.last_index()); ++i) {
     const Entry& e = log_.at(i);
     if (e.type != EntryType::kConfChange) continue;
     if (auto cc = decode_conf_change(e.data)) apply_conf_change(m, *cc);
@@ -550,10 +554,16 @@ void RaftCore::advance(const Ready& rd) {
   }
   log_.stable_to(rd.persisted_index, rd.persisted_term);
   applied_ = std::max(applied_, rd.applied_index);
+  evict_log_memory();
   if (role_ == Role::kLeader && maybe_commit()) {
     after_commit_advanced();
     if (role_ == Role::kLeader) broadcast_append();
   }
+}
+
+void RaftCore::evict_log_memory() {
+  if (cfg_.max_log_memory_bytes == 0) return;
+  log_.evict_to_fit(applied_, cfg_.max_log_memory_bytes);
 }
 
 uint64_t RaftCore::quorum_contact_age_ticks() const {
@@ -587,6 +597,8 @@ RaftStatus RaftCore::status() const {
   s.first_term = log_.term(s.first_index).value_or(0);
   s.last_term = log_.last_term();
   s.snapshot_index = snapshot_meta_.index;
+  s.evicted_index = log_.evicted();
+  s.log_memory_bytes = log_.memory_bytes();
   s.membership = membership_;
   s.transferee = lead_transferee_;
   s.quorum_contact_age_ticks = quorum_contact_age_ticks();

@@ -9,7 +9,8 @@
 // Features: randomized election timeout in [T, 2T); PreVote; CheckQuorum with a follower lease;
 // the leader appends an empty entry on election and commits only entries of its own term by
 // counting; fast backtracking; pipelined appends (window + byte cap); chunked snapshots; log
-// compaction; single-server membership changes and learners (see conf_change.h: a configuration
+// compaction; applied entries evicted from memory beyond a byte budget and read back from
+// storage for a follower that needs them (take_entry_loads); single-server membership changes and learners (see conf_change.h: a configuration
 // takes effect when appended); leadership transfer (TimeoutNow); ReadIndex.
 //
 // Not thread-safe: call it from one thread/strand.
@@ -19,6 +20,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "consensus/conf_change.h"
@@ -106,6 +108,19 @@ class RaftCore {
   bool wants_snapshot_bytes() const { return snapshot_bytes_wanted_ && !snapshot_data_; }
   void snapshot_bytes_loaded(const SnapshotMeta& meta, SnapshotBytes data);
   const SnapshotMeta& snapshot_meta() const { return snapshot_meta_; }
+  // Entries a follower needs that are no longer in memory (RaftConfig::max_log_memory_bytes):
+  // the caller reads stored entries lo..hi (at least one, then up to max_bytes of them) and
+  // hands them over with entries_loaded, in any order with other inputs; none (an error, or they
+  // were compacted meanwhile) is an answer too. Until then no append goes to that follower.
+  struct EntryLoad {
+    NodeId to = 0;
+    Index lo = 0;
+    Index hi = 0;
+    size_t max_bytes = 0;
+    bool operator==(const EntryLoad&) const = default;
+  };
+  std::vector<EntryLoad> take_entry_loads() { return std::exchange(entry_loads_, {}); }
+  void entries_loaded(NodeId to, Index lo, std::vector<Entry> entries);
   // Drops log entries <= through (through <= the latest snapshot index). The caller decides how
   // long a tail to keep so that slow followers can still catch up without a snapshot.
   void compact(Index through);
@@ -161,6 +176,10 @@ class RaftCore {
 
   // leader replication
   bool send_append(NodeId to, bool send_if_empty = true);
+  // Sends `entries` (consecutive, starting at pr.next; may be empty) after pr.next - 1.
+  void send_entries(NodeId to, Progress& pr, Term prev_term, std::vector<Entry> entries);
+  // Evicts applied, durable entries beyond RaftConfig::max_log_memory_bytes.
+  void evict_log_memory();
   // Sends chunks of the snapshot up to the window (RaftConfig::max_snapshot_inflight_chunks)
   // ahead of what the follower confirmed; `resend`: starting again from what it confirmed.
   void send_snapshot_chunks(NodeId to, bool resend);
@@ -237,6 +256,8 @@ class RaftCore {
   std::optional<SnapshotMeta> incoming_snapshot_;
   uint64_t incoming_snapshot_size_ = 0;
   std::vector<SnapshotChunk> incoming_chunks_;
+
+  std::vector<EntryLoad> entry_loads_;  // asked for since the last take_entry_loads()
 
   bool append_pending_ = false;  // proposals appended since the last Ready, not yet sent
   std::vector<Message> msgs_now_;

@@ -216,14 +216,25 @@ bool RaftCore::send_append(NodeId to, bool send_if_empty) {
     send_snapshot_chunks(to, /*resend=*/false);
     return true;
   }
+  if (pr.next <= log_.evicted()) {
+    // In storage only: read back (entries_loaded sends them). Nothing went out yet.
+    pr.loading_from = pr.next;
+    entry_loads_.push_back(EntryLoad{to, pr.next, log_.evicted(), cfg_.max_msg_bytes});
+    return false;
+  }
   std::vector<Entry> entries;
   if (pr.next <= log_.last_index()) entries = log_.slice(pr.next, log_.last_index(), cfg_.max_msg_bytes);
   if (entries.empty() && !send_if_empty) return false;
+  send_entries(to, pr, *prev_term, std::move(entries));
+  return true;
+}
+
+void RaftCore::send_entries(NodeId to, Progress& pr, Term prev_term, std::vector<Entry> entries) {
   Message m;
   m.type = MessageType::kAppend;
   m.to = to;
-  m.index = prev;
-  m.log_term = *prev_term;
+  m.index = pr.next - 1;
+  m.log_term = prev_term;
   m.commit = commit_;
   if (!entries.empty()) {
     const Index last = entries.back().index;
@@ -238,7 +249,36 @@ bool RaftCore::send_append(NodeId to, bool send_if_empty) {
   }
   m.entries = std::move(entries);
   send(std::move(m));
-  return true;
+}
+
+void RaftCore::entries_loaded(NodeId to, Index lo, std::vector<Entry> entries) {
+  if (role_ != Role::kLeader) return;
+  auto it = progress_.find(to);
+  if (it == progress_.end() || it->second.loading_from != lo) return;  // asked again since, or not at all
+  Progress& pr = it->second;
+  pr.loading_from = 0;
+  // Only what is still this log's goes out: the same indexes with the same terms, right after an
+  // entry whose term is known. Safety rests on that check alone, not on the bookkeeping.
+  const auto prev_term = log_.term(lo - 1);
+  bool usable = pr.next == lo && prev_term && !entries.empty();
+  for (size_t k = 0; usable && k < entries.size(); ++k) {
+    usable = entries[k].index == lo + k && log_.match_term(entries[k].index, entries[k].term);
+  }
+  if (usable) {
+    send_entries(to, pr, *prev_term, std::move(entries));
+    return;
+  }
+  if (pr.next != lo) {
+    send_append(to);  // the follower's answer moved it meanwhile: its own turn was skipped
+    return;
+  }
+  if (entries.empty() && snapshot_meta_.index >= lo && snapshot_meta_.index >= log_.offset()) {
+    // Storage has none of them: compacted behind a snapshot, which covers them.
+    pr.become_snapshot(snapshot_meta_.index);
+    send_snapshot_chunks(to, /*resend=*/false);
+  }
+  // Otherwise (a failed read, or entries that are not this log's) the follower's next heartbeat
+  // answer asks again: never a loop of reads as fast as storage fails.
 }
 
 void RaftCore::send_snapshot_chunks(NodeId to, bool resend) {

@@ -96,8 +96,23 @@ void RaftDriver::broken_leader_connection() {
 void RaftDriver::after_input() {
   if (stopped_) return;
   pump();
+  load_evicted_entries();
   manage_snapshot_bytes();
   notify_leader_change();
+}
+
+void RaftDriver::load_evicted_entries() {
+  for (const RaftCore::EntryLoad& load : core_->take_entry_loads()) {
+    io_.storage.load_entries(load.lo, load.hi, load.max_bytes,
+                             [mb = mailbox_, this, to = load.to, lo = load.lo](Status s, std::vector<Entry> entries) {
+                               if (!s.is_ok()) entries.clear();
+                               Mailbox::post(mb, [this, to, lo, entries = std::move(entries)]() mutable {
+                                 if (stopped_) return;
+                                 core_->entries_loaded(to, lo, std::move(entries));
+                                 after_input();
+                               });
+                             });
+  }
 }
 
 ProposeResult RaftDriver::propose(std::string data) {

@@ -36,12 +36,13 @@
 //     application for one (request_snapshot, answered asynchronously); with the answer it calls
 //     core.snapshot_taken, stores the snapshot and compacts, keeping at most options.keep_tail
 //     entries and options.keep_tail_bytes behind it for slow followers. One request is
-//     outstanding at a time. The core holds its log in memory, so the two byte bounds are what
-//     bound its size when entries are large (1 MB setData). If the storage hands out a file for
-//     it (own_snapshot_file), the application may write the snapshot there itself
-//     (request_snapshot_file); then the core gets only its size (snapshot_taken_on_disk) and the
-//     storage publishes the file (store_own_snapshot_file), so no whole copy of the bytes is
-//     ever in the driver's process unless a follower needs them.
+//     outstanding at a time. The core keeps applied entries in memory only up to
+//     RaftConfig::max_log_memory_bytes (when set); the entries it evicted and a follower needs
+//     are read back with storage.load_entries and handed to core.entries_loaded. If the
+//     storage hands out a file for it (own_snapshot_file), the application may write the
+//     snapshot there itself (request_snapshot_file); then the core gets only its size
+//     (snapshot_taken_on_disk) and the storage publishes the file (store_own_snapshot_file), so
+//     no whole copy of the bytes is ever in the driver's process unless a follower needs them.
 //   - the core's in-memory log is compacted after an own snapshot in steps of at most
 //     options.compact_step entries, each a task of its own on the executor, so the inputs queued
 //     meanwhile run between them: freeing ~95,000 entries at once held the Raft thread ~240 ms
@@ -188,6 +189,8 @@ class RaftDriver {
   // Drops one step of the core's log towards compact_goal_, and posts the next step if more remain.
   void compact_a_step();
   // Keeps the core's snapshot bytes in memory only while a follower is being sent them.
+  // Reads back, from storage, the evicted entries the core asks for to send to a follower.
+  void load_evicted_entries();
   void manage_snapshot_bytes();
   void snapshot_loaded(const Status& s, const SnapshotMeta& meta, SnapshotBytes data);
   // The leader's snapshot of the Ready in flight, read back after storing it (`want`).

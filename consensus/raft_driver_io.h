@@ -78,6 +78,16 @@ class RaftDriverStorage {
   // from a leader's snapshot it stored). kUnavailable: none stored.
   using Loaded = std::function<void(Status, SnapshotMeta, SnapshotBytes)>;
   virtual void load_snapshot(Loaded done) = 0;
+
+  // Reads stored entries lo..hi back (inclusive; the first always, then as many as fit in
+  // max_bytes), in order with the other operations: the core's log evicted them from memory and
+  // a follower needs them (RaftCore::take_entry_loads). An error or no entries: not stored (any
+  // more). This default has no entries to read back, so the core falls back to its snapshot.
+  using EntriesLoaded = std::function<void(Status, std::vector<Entry>)>;
+  virtual void load_entries(Index lo, Index hi, size_t max_bytes, EntriesLoaded done) {
+    (void)lo, (void)hi, (void)max_bytes;
+    done(Status::error(Status::Code::kUnavailable, "this storage reads no entries back"), {});
+  }
 };
 
 // The peer network: at most once, unordered, maybe never. Called on the executor.

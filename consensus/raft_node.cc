@@ -167,6 +167,16 @@ class RaftNode::Wiring final : public RaftDriverStorage,
     });
   }
 
+  void load_entries(Index lo, Index hi, size_t max_bytes, EntriesLoaded done) override {
+    // On the storage thread, in order with the writes; recent entries are still in LevelDB's
+    // memtable or the page cache.
+    node_.log_->run([lo, hi, max_bytes, done = std::move(done)](LogStorage& s) {
+      std::vector<Entry> entries;
+      Status st = hi < lo ? Status::invalid_argument("an empty range") : s.entries(lo, hi + 1, max_bytes, &entries);
+      done(st, std::move(entries));
+    });
+  }
+
   void send(const Message& m) override { node_.send_raft(m); }
 
   void post(std::function<void()> task) override { asio::post(node_.io_, std::move(task)); }
@@ -295,6 +305,7 @@ bool RaftNode::open(std::string* error) {
   rc.initial_membership = bootstrap;
   rc.election_ticks = options_.election_ticks;
   rc.heartbeat_ticks = options_.heartbeat_ticks;
+  rc.max_log_memory_bytes = options_.max_log_memory_bytes;
   RaftDriverOptions dopt;
   dopt.snapshot_every = options_.snapshot_every;
   dopt.keep_tail = options_.keep_tail;

@@ -97,6 +97,10 @@ struct RaftNodeOptions {
   // keep_tail_bytes (0 = no byte bound; see RaftDriverOptions).
   uint64_t snapshot_bytes = 64ull << 20;
   uint64_t keep_tail_bytes = 8ull << 20;
+  // Applied entries stay in the core's memory only up to this many bytes; a follower that needs
+  // older ones gets them read back from LevelDB (RaftConfig::max_log_memory_bytes; 0 = keep all).
+  // 4 MiB is ~15,000 creates of 100 B, far more than a follower lags by under load.
+  uint64_t max_log_memory_bytes = 4ull << 20;
   std::string cluster_name;          // peers with a different non-empty name are refused
   PeerAuthOptions peer_auth;         // quorum authentication on the peer port (off by default)
   // sslQuorum: mutual TLS between servers (PeerTransportOptions::tls); null = plain.

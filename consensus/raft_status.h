@@ -34,6 +34,9 @@ struct RaftStatus {
   Term first_term = 0;  // of first_index (0 when the log holds no entry)
   Term last_term = 0;
   Index snapshot_index = 0;  // latest snapshot the core can send
+  // The log's entries in memory: those after evicted_index, of log_memory_bytes (entry_size).
+  Index evicted_index = 0;
+  uint64_t log_memory_bytes = 0;
   Membership membership;
   NodeId transferee = 0;    // leadership transfer in progress to this node
   uint64_t quorum_contact_age_ticks = UINT64_MAX;  // RaftCore::quorum_contact_age_ticks()

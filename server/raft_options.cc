@@ -17,11 +17,12 @@ std::optional<consensus::RaftNodeOptions> raft_options(const Config& config, std
   o.fsync_warning_ms = static_cast<uint64_t>(config.fsync_warning_threshold_ms);
   o.snapshot_every = static_cast<uint64_t>(std::max<int64_t>(config.snap_count, 100));
   o.keep_tail = std::min<uint64_t>(5000, o.snapshot_every);
-  // The Raft log since the last snapshot is held in memory (ZooKeeper's is on disk, so its
-  // snapSizeLimitInKb default is 4 GiB). 64 MiB bounds it when entries are large (1 MB setData:
-  // a snapshot every 64 entries instead of every 100,000, i.e. 100 GB) and leaves small writes
-  // to snapCount: 100,000 creates of 100 B are ~27 MB of entries. The kept tail for slow
-  // followers is bounded the same way: 5000 entries or 8 MiB, whichever is less.
+  // The Raft log since the last snapshot is in LevelDB, and in memory only up to
+  // RaftNodeOptions::max_log_memory_bytes of it (4 MiB) once applied. ZooKeeper's
+  // snapSizeLimitInKb default is 4 GiB; 64 MiB bounds the log on disk when entries are large
+  // (1 MB setData: a snapshot every 64 entries instead of every 100,000, i.e. 100 GB) and leaves
+  // small writes to snapCount: 100,000 creates of 100 B are ~27 MB of entries. The kept tail for
+  // slow followers is bounded the same way: 5000 entries or 8 MiB, whichever is less.
   if (config.snap_size_limit_kb <= 0) {
     o.snapshot_bytes = 0;
   } else {

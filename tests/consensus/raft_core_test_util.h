@@ -34,6 +34,7 @@ class TestNet {
     cfg.pre_vote = pre_vote;
     cfg.check_quorum = check_quorum;
     cfg.max_snapshot_chunk_bytes = snapshot_chunk;
+    cfg.max_log_memory_bytes = log_memory_bytes;
     cores[id] = std::make_unique<RaftCore>(cfg, std::move(rec), fixed_random(jitter));
   }
   RaftCore& at(NodeId id) { return *cores.at(id); }
@@ -104,6 +105,7 @@ class TestNet {
   }
 
   size_t snapshot_chunk = 1 << 20;
+  size_t log_memory_bytes = 0;  // RaftConfig::max_log_memory_bytes of the cores added after
   std::map<NodeId, std::unique_ptr<RaftCore>> cores;
   std::deque<Message> queue;
   std::set<std::pair<NodeId, NodeId>> cut;

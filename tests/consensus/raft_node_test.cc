@@ -191,6 +191,37 @@ TEST(RaftNode, StoppedNodeRestartsFromItsDirectoryAndCatchesUp) {
   EXPECT_EQ(c.app(victim).applied, c.app(lead).applied);
 }
 
+// With a log memory budget of a few entries, the leader has evicted what the stopped follower
+// misses: it reads them back from LevelDB (load_entries) instead of sending its snapshot.
+TEST(RaftNode, AFollowerBehindTheEvictedEntriesCatchesUpFromTheLeadersStorage) {
+  RaftNodeOptions o = fast_options();
+  o.max_log_memory_bytes = 512;
+  o.snapshot_every = 0;
+  RaftNodeCluster c(o);
+  c.start({1, 2, 3}, kThree);
+  auto first = numbered("a", 0, 20);
+  propose_all(c, first);
+  NodeId lead = c.wait_for_leader();
+  NodeId victim = lead == 3 ? 1 : 3;
+  c.kill(victim);
+
+  auto second = numbered("b", 0, 200);
+  for (const auto& p : second) ASSERT_TRUE(c.node(lead).propose(p).ok());
+  ASSERT_TRUE(c.wait_converged());
+  const RaftStatus before = c.node(lead).status();
+  EXPECT_GT(before.evicted_index, 150u);
+  EXPECT_LE(before.log_memory_bytes, 512u);
+
+  c.restart(victim);
+  ASSERT_TRUE(c.wait_converged());
+  EXPECT_EQ(c.app(victim).snapshots_restored, 0);
+  std::vector<std::string> all = first;
+  all.insert(all.end(), second.begin(), second.end());
+  EXPECT_EQ(c.app(victim).data(), all);
+  EXPECT_EQ(c.app(victim).applied, c.app(lead).applied);
+  EXPECT_LE(c.node(victim).status().log_memory_bytes, 512u);
+}
+
 TEST(RaftNode, WholeClusterRestartReappliesCommittedLog) {
   RaftNodeCluster c(fast_options());
   c.start({1, 2, 3}, kThree);

@@ -61,6 +61,11 @@ SeedResult run_random_seed(uint64_t seed, const RandomRunOptions& ro) {
   o.keep_log_tail = shape.below(10);
   // Half the runs answer snapshot requests later, as a state machine on its own thread would.
   o.max_snapshot_delay_ms = shape.chance(500) ? 0 : 1 + shape.below(30);
+  // Half the runs evict applied entries from memory beyond a budget of one to ~50 entries, so a
+  // lagging follower is sent entries read back from storage. From a stream of its own, so that
+  // every other decision of a seed is the same as without it.
+  SimRng evict(seed ^ 0xE71C7ull);
+  o.raft.max_log_memory_bytes = evict.chance(500) ? 0 : 32 + evict.below(2000);
 
   SimCluster c(o);
   SimRng& rng = c.rng();

@@ -22,6 +22,7 @@ std::map<std::string, uint64_t> SimCluster::counters() const {
     c["snapshot.file_discarded"] += n.storage.snapshot_files_discarded();
     c["snapshot.received_stored"] += n.storage.received_stored();
     c["snapshot.received_lost"] += n.storage.received_lost();
+    c["log.entry_loads"] += n.storage.entry_loads();
   }
   return c;
 }

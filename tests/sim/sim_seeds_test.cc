@@ -62,6 +62,22 @@ TEST(SeedCoverage, OwnSnapshotsTakeEveryPath) {
   EXPECT_GT(files, 0u);          // store_own_snapshot_file
 }
 
+// Half the seeds evict applied entries from the leader's memory (RaftConfig::
+// max_log_memory_bytes), and followers that lag behind get them read back from storage.
+TEST(SeedCoverage, EvictedEntriesAreReadBackForFollowers) {
+  uint64_t loads = 0, seeds_with_loads = 0;
+  for (uint64_t s = 1; s <= 100; ++s) {
+    const SeedResult r = run_random_seed(s);
+    ASSERT_TRUE(r.ok) << "seed " << s << ": " << r.failure;
+    auto it = r.counters.find("log.entry_loads");
+    const uint64_t n = it == r.counters.end() ? 0 : it->second;
+    loads += n;
+    seeds_with_loads += n > 0 ? 1 : 0;
+  }
+  EXPECT_GT(seeds_with_loads, 10u);
+  EXPECT_GT(loads, 100u);
+}
+
 TEST(SeedReplay, SameSeedSameTrace) {
   const SeedResult a = run_random_seed(4242);
   const SeedResult b = run_random_seed(4242);

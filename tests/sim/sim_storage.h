@@ -202,6 +202,19 @@ class SimStorage : public consensus::RaftDriverStorage {
     issue(std::move(op));
   }
 
+  // A read of stored entries too (RaftDriverStorage::load_entries).
+  void load_entries(consensus::Index lo, consensus::Index hi, size_t max_bytes, EntriesLoaded done) override {
+    Op op;
+    op.entries_loaded = std::move(done);
+    op.load_lo = lo;
+    op.load_hi = hi;
+    op.load_max_bytes = max_bytes;
+    ++entry_loads_;
+    issue(std::move(op));
+  }
+  // How many load_entries reads were asked for (the core evicted entries a follower needed).
+  uint64_t entry_loads() const { return entry_loads_; }
+
   const consensus::SnapshotMeta& snapshot() const { return snapshot_; }
   const std::string& snapshot_data() const { return snapshot_data_; }
 
@@ -217,6 +230,10 @@ class SimStorage : public consensus::RaftDriverStorage {
     consensus::Index compact_through = 0;
     Done done;
     Loaded loaded;  // set: a load_snapshot
+    EntriesLoaded entries_loaded;  // set: a load_entries of load_lo..load_hi
+    consensus::Index load_lo = 0;
+    consensus::Index load_hi = 0;
+    size_t load_max_bytes = 0;
     uint64_t seq = 0;        // issue order
     bool overtaken = false;  // an own snapshot that an operation issued after it completed before
   };
@@ -271,7 +288,7 @@ class SimStorage : public consensus::RaftDriverStorage {
       if (op.done) op.done(write_chunk(*op.chunk));
       return;
     }
-    if (!op.snapshot && !op.loaded && !op.need_sync) {
+    if (!op.snapshot && !op.loaded && !op.entries_loaded && !op.need_sync) {
       Done done = std::move(op.done);
       unsynced_.push_back(std::move(op));
       if (done) done(consensus::Status::ok());
@@ -282,6 +299,24 @@ class SimStorage : public consensus::RaftDriverStorage {
         op.loaded(consensus::Status::error(consensus::Status::Code::kUnavailable, "no snapshot"), {}, nullptr);
       } else {
         op.loaded(consensus::Status::ok(), snapshot_, consensus::snapshot_in_memory(snapshot_data_));
+      }
+      return;
+    }
+    if (op.entries_loaded) {
+      // LogStorage::entries' rules: the first entry always, then while the data fit.
+      std::vector<consensus::Entry> out;
+      size_t bytes = 0;
+      for (const auto& e : entries_) {
+        if (e.index < op.load_lo || e.index > op.load_hi) continue;
+        if (out.empty() ? e.index != op.load_lo : e.index != out.back().index + 1) break;
+        bytes += e.data.size();
+        if (!out.empty() && bytes > op.load_max_bytes) break;
+        out.push_back(e);
+      }
+      if (out.empty()) {
+        op.entries_loaded(consensus::Status::error(consensus::Status::Code::kCompacted, "not stored"), {});
+      } else {
+        op.entries_loaded(consensus::Status::ok(), std::move(out));
       }
       return;
     }
@@ -354,6 +389,7 @@ class SimStorage : public consensus::RaftDriverStorage {
   uint64_t received_stored_ = 0;
   uint64_t received_lost_ = 0;
   uint64_t own_snapshots_overtaken_ = 0;
+  uint64_t entry_loads_ = 0;
   uint64_t next_file_token_ = 0;
   std::map<uint64_t, std::string> files_;  // written by the application, not yet published
   uint64_t own_snapshot_files_ = 0;
