@@ -8,7 +8,8 @@
 // waiting returns false, and on_room is then called once (on the writer thread) as soon as fewer
 // wait, so a producer that stops at false holds at most kRoomPieces pieces in the queue; `done`
 // is called exactly once, on the writer thread, after finish() (with the file's size and
-// checksum, or an errno), or never if the object is destroyed first (the file is then removed).
+// checksum, or an errno), or never if the object is destroyed first (the file is then removed);
+// by then the written pieces' buffers kept for reuse (spare_piece) are freed.
 
 #include <condition_variable>
 #include <deque>
@@ -44,6 +45,9 @@ class LiveSnapshotFile {
   // fresh 2 MiB and its page faults per piece (docs/benchmarks.md, "The live snapshot's piece
   // buffers").
   std::string spare_piece();
+  // How many such buffers are kept: at most kRoomPieces, and none once the pieces are all
+  // written after finish().
+  size_t spare_count();
   // No more pieces: the file is synced and closed, then `done` is called.
   void finish();
 
