@@ -170,9 +170,10 @@ class RaftNode::Wiring final : public RaftDriverStorage,
   void load_entries(Index lo, Index hi, size_t max_bytes, EntriesLoaded done) override {
     // On the storage thread, in order with the writes; recent entries are still in LevelDB's
     // memtable or the page cache.
-    node_.log_->run([lo, hi, max_bytes, done = std::move(done)](LogStorage& s) {
+    node_.log_->run([lo, hi, max_bytes, &count = node_.entries_read_back_, done = std::move(done)](LogStorage& s) {
       std::vector<Entry> entries;
       Status st = hi < lo ? Status::invalid_argument("an empty range") : s.entries(lo, hi + 1, max_bytes, &entries);
+      if (st.is_ok()) count.fetch_add(entries.size(), std::memory_order_relaxed);
       done(st, std::move(entries));
     });
   }

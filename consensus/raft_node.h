@@ -46,6 +46,7 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -164,6 +165,9 @@ class RaftNode {
   // The storage thread is waiting for disk space (GroupCommitLog::disk_full). Any thread.
   bool disk_full() const;
   PeerTransportStats transport_stats() const;
+  // Entries read back from storage to send to a follower: the core had evicted them from memory
+  // (RaftNodeOptions::max_log_memory_bytes). Any thread.
+  uint64_t entries_read_back() const { return entries_read_back_.load(std::memory_order_relaxed); }
 
  private:
   struct Alive;  // shared with posted callbacks so they can tell the node is gone
@@ -187,6 +191,7 @@ class RaftNode {
   boost::asio::steady_timer ticker_;
   std::mt19937_64 rng_;
 
+  std::atomic<uint64_t> entries_read_back_{0};  // counted on the storage thread
   bool opened_ = false;
   bool started_ = false;
   bool stopped_ = false;

@@ -301,6 +301,14 @@ std::vector<MetricFamily> PrometheusExporter::families(const MetricsStatus& m, i
                                "Storage writes (group commit: each carries one or more "
                                "submissions, with at most one fsync).",
                                as_double(c.log_groups)));
+  out.push_back(gauge_family("zkraft_log_memory_bytes",
+                             "Bytes of Raft log entries held in memory; applied ones beyond a "
+                             "budget live only in storage.",
+                             as_double(c.log_memory_bytes)));
+  out.push_back(counter_family("zkraft_log_entries_read_back_total",
+                               "Log entries read back from storage to send to a follower that "
+                               "needed entries no longer in memory.",
+                               as_double(c.log_entries_read_back)));
   out.push_back(log_histogram_family("zkraft_fsync_duration_seconds",
                                      "Time of each log write with fsync.", c.fsync_micros_buckets,
                                      powers_of_two(5, 24), 1e6,

@@ -95,6 +95,8 @@ void RaftReplicatedLog::refresh_figures() {
   c.log_entries = storage.entries;
   c.log_bytes = storage.bytes;
   c.log_groups = storage.groups;
+  c.log_memory_bytes = st.log_memory_bytes;
+  c.log_entries_read_back = node_->entries_read_back();
   c.fsyncs = storage.fsyncs;
   c.fsync_micros_total = storage.fsync_micros_total;
   c.fsync_micros_buckets = storage.fsync_micros_buckets;

@@ -88,6 +88,10 @@ struct ConsensusFigures {
   uint64_t log_entries = 0;
   uint64_t log_bytes = 0;
   uint64_t log_groups = 0;
+  // The Raft core's log in memory (entry bytes), and the entries it had evicted from there that
+  // were read back from storage to send to a follower.
+  uint64_t log_memory_bytes = 0;
+  uint64_t log_entries_read_back = 0;
   uint64_t fsyncs = 0;
   uint64_t fsync_micros_total = 0;
   std::vector<uint64_t> fsync_micros_buckets;

@@ -317,6 +317,12 @@ class Standalone(unittest.TestCase):
         self.assertGreaterEqual(value(after, "zkraft_raft_commit_index"),
                                 value(before, "zkraft_raft_commit_index") + 41)
         self.assertFalse(math.isnan(value(after, "readlatency", quantile="0.5")))
+        # The Raft log in memory holds at least the entries just applied, and never more than the
+        # 4 MiB budget of applied ones plus what is not applied yet (none, once idle). A single
+        # server has no follower to read evicted entries back for.
+        self.assertGreater(value(after, "zkraft_log_memory_bytes"), 41 * 10)
+        self.assertLessEqual(value(after, "zkraft_log_memory_bytes"), 4 << 20)
+        self.assertEqual(value(after, "zkraft_log_entries_read_back_total"), 0)
         print("  load: updatelatency_count +%d, readlatency_count +%d, fsyncs +%d, commit index %d"
               % (moved("updatelatency", "updatelatency_count"), moved("readlatency", "readlatency_count"),
                  moved("fsynctime", "fsynctime_count"), value(after, "zkraft_raft_commit_index")))

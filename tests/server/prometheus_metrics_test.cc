@@ -203,7 +203,8 @@ TEST(Page, EveryFamilyOnceAndNoConsensusFiguresWithoutConsensus) {
                         "synced_followers", "updatelatency", "snapshottime", "proposal_count",
                         "election_time", "looking_count",
                         "zkraft_raft_term", "zkraft_fsync_duration_seconds",
-                        "zkraft_peer_bytes_total", "zkraft_follower_match_index"}) {
+                        "zkraft_peer_bytes_total", "zkraft_follower_match_index",
+                        "zkraft_log_memory_bytes", "zkraft_log_entries_read_back_total"}) {
     EXPECT_TRUE(seen.count(n)) << n;
   }
 }
