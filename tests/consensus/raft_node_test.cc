@@ -39,6 +39,19 @@ void propose_all(RaftNodeCluster& c, const std::vector<std::string>& payloads) {
   ASSERT_TRUE(c.wait_converged()) << "cluster did not converge";
 }
 
+// Commits `before` on three started nodes, stops a follower (its log keeps them) and commits
+// `while_down` on the other two. Returns {leader, stopped follower}.
+std::pair<NodeId, NodeId> write_while_a_follower_is_down(RaftNodeCluster& c, const std::vector<std::string>& before,
+                                                        const std::vector<std::string>& while_down) {
+  propose_all(c, before);
+  const NodeId lead = c.wait_for_leader();
+  const NodeId victim = lead == 3 ? 1 : 3;
+  c.kill(victim);
+  for (const auto& p : while_down) EXPECT_TRUE(c.node(lead).propose(p).ok());
+  EXPECT_TRUE(c.wait_converged());
+  return {lead, victim};
+}
+
 TEST(RaftNode, ThreeNodesElectReplicateAndApplyIdentically) {
   RaftNodeCluster c(fast_options());
   c.start({1, 2, 3}, kThree);
@@ -173,14 +186,8 @@ TEST(RaftNode, StoppedNodeRestartsFromItsDirectoryAndCatchesUp) {
   RaftNodeCluster c(fast_options());
   c.start({1, 2, 3}, kThree);
   auto first = numbered("a", 0, 50);
-  propose_all(c, first);
-  NodeId lead = c.wait_for_leader();
-  NodeId victim = lead == 3 ? 1 : 3;
-  c.kill(victim);
-
   auto second = numbered("b", 0, 50);
-  for (const auto& p : second) ASSERT_TRUE(c.node(lead).propose(p).ok());
-  ASSERT_TRUE(c.wait_converged());
+  const auto [lead, victim] = write_while_a_follower_is_down(c, first, second);
 
   c.restart(victim);  // a fresh application: everything comes back from its log + the leader
   EXPECT_EQ(c.app(victim).snapshots_restored, 0);
@@ -200,14 +207,8 @@ TEST(RaftNode, AFollowerBehindTheEvictedEntriesCatchesUpFromTheLeadersStorage) {
   RaftNodeCluster c(o);
   c.start({1, 2, 3}, kThree);
   auto first = numbered("a", 0, 20);
-  propose_all(c, first);
-  NodeId lead = c.wait_for_leader();
-  NodeId victim = lead == 3 ? 1 : 3;
-  c.kill(victim);
-
   auto second = numbered("b", 0, 200);
-  for (const auto& p : second) ASSERT_TRUE(c.node(lead).propose(p).ok());
-  ASSERT_TRUE(c.wait_converged());
+  const auto [lead, victim] = write_while_a_follower_is_down(c, first, second);
   const RaftStatus before = c.node(lead).status();
   EXPECT_GT(before.evicted_index, 150u);
   EXPECT_LE(before.log_memory_bytes, 512u);
@@ -302,13 +303,8 @@ TEST(RaftNode, LaggingNodeGetsSnapshotOverItsOldLogAndRestartsFromIt) {
   RaftNodeCluster c(o);
   c.start({1, 2, 3}, kThree);
   auto first = numbered("o", 0, 20);
-  propose_all(c, first);
-  NodeId lead = c.wait_for_leader();
-  NodeId victim = lead == 1 ? 3 : 1;
-  c.kill(victim);  // keeps its log of the first 20 entries
   auto second = numbered("q", 0, 100);
-  for (const auto& p : second) ASSERT_TRUE(c.node(lead).propose(p).ok());
-  ASSERT_TRUE(c.wait_converged());
+  const auto [lead, victim] = write_while_a_follower_is_down(c, first, second);  // it keeps the first 20
   ASSERT_GT(c.node(lead).status().first_index, c.app(lead).applied.size() / 2) << "leader did not compact";
 
   std::vector<std::string> all = first;
