@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "session/session_timeout.h"
+
 namespace zkraft::server {
 
 struct ConfigKey;  // config_keys.h
@@ -178,12 +180,12 @@ struct Config {
   // One line each, for the start-up log: unknown zoo.cfg keys, accepted-but-ignored settings.
   std::vector<std::string> warnings;
 
-  int32_t min_session_timeout() const {
-    return min_session_timeout_ms > 0 ? min_session_timeout_ms : 2 * tick_time_ms;
+  session::TimeoutBounds session_timeout_bounds() const {
+    return session::TimeoutBounds::from_config(tick_time_ms, min_session_timeout_ms,
+                                               max_session_timeout_ms);
   }
-  int32_t max_session_timeout() const {
-    return max_session_timeout_ms > 0 ? max_session_timeout_ms : 20 * tick_time_ms;
-  }
+  int32_t min_session_timeout() const { return session_timeout_bounds().min_ms; }
+  int32_t max_session_timeout() const { return session_timeout_bounds().max_ms; }
   bool standalone() const { return servers.size() <= 1; }
   // This server's entry in `servers`, or nullptr.
   const PeerConfig* self() const;

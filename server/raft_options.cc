@@ -34,7 +34,11 @@ std::optional<consensus::RaftNodeOptions> raft_options(const Config& config, std
   // follower that stops hearing the leader for that long looks for a new one. Raft's own tick
   // is a fraction of it for heartbeats.
   o.tick_ms = 50;
-  int64_t election_ms = std::max<int64_t>(1000, int64_t{config.sync_limit} * config.tick_time_ms / 2);
+  // Capped at a day: the core draws from [election_ticks, 2 x election_ticks) in an int, and an
+  // absurd syncLimit x tickTime (both may be up to INT32_MAX) must not overflow that.
+  constexpr int64_t kMaxElectionMs = 24 * 3600 * 1000;
+  const int64_t election_ms = std::clamp<int64_t>(
+      int64_t{config.sync_limit} * config.tick_time_ms / 2, 1000, kMaxElectionMs);
   o.election_ticks = static_cast<int>(std::max<int64_t>(4, election_ms / o.tick_ms));
   o.heartbeat_ticks = 2;
   if (config.standalone()) {

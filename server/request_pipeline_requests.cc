@@ -45,8 +45,7 @@ void RequestPipeline::handle_connect(Client& c, const ClientMessage& m) {
                                req.last_zxid_seen, sm_.last_zxid()));
     return;
   }
-  auto bounds = session::TimeoutBounds::from_config(
-      config_.tick_time_ms, config_.min_session_timeout_ms, config_.max_session_timeout_ms);
+  auto bounds = config_.session_timeout_bounds();
   int32_t timeout = session::negotiate_timeout(req.time_out, bounds);
 
   QueuedRequest p;

@@ -71,8 +71,7 @@ void RequestPipeline::handle_read_only_connect(Client& c, const ClientMessage& m
                                req.last_zxid_seen, sm_.last_zxid()));
     return;
   }
-  auto bounds = session::TimeoutBounds::from_config(
-      config_.tick_time_ms, config_.min_session_timeout_ms, config_.max_session_timeout_ms);
+  auto bounds = config_.session_timeout_bounds();
   const int32_t timeout = session::negotiate_timeout(req.time_out, bounds);
   const int64_t now = clock_.monotonic_ms();
   int64_t id = req.session_id;

@@ -17,6 +17,7 @@
 #include "server/config.h"
 #include "server/jaas_file.h"
 #include "server/membership_text.h"
+#include "server/raft_options.h"
 
 namespace {
 
@@ -35,8 +36,14 @@ void after_parse(bool ok, server::Config& cfg, const std::string& error) {
   if (!ok) return;
   cfg.data_dir = "/nonexistent";  // validate wants one; nothing is read from it
   std::string verror;
-  if (!server::validate_config(cfg, &verror)) check(!verror.empty());
+  if (!server::validate_config(cfg, &verror)) {
+    check(!verror.empty());
+    return;
+  }
   (void)server::raft_log_dir(cfg);
+  (void)cfg.session_timeout_bounds();
+  // A standalone server's Raft options read no files (peer TLS and SASL are ensemble-only).
+  if (cfg.standalone()) (void)server::raft_options(cfg, &verror);
 }
 
 void jaas(std::string_view text) {

@@ -43,5 +43,30 @@ TEST(RaftOptions, SnapSizeLimitInKbBoundsTheInMemoryLogByBytes) {
   EXPECT_EQ(huge.snapshot_bytes, UINT64_MAX);
 }
 
+TEST(RaftOptions, ElectionTimeoutIsHalfOfSyncLimitTicksBoundedBothWays) {
+  const std::string ensemble =
+      "server.1=127.0.0.1:2888:3888\nserver.2=127.0.0.1:2889:3889\nserver.3=127.0.0.1:2890:3890\n";
+  Config c;
+  std::string err;
+  ASSERT_TRUE(parse_zoo_cfg("dataDir=/d\n" + ensemble + "tickTime=2000\nsyncLimit=5\n", c, &err))
+      << err;
+  c.server_id = 1;
+  auto o = raft_options(c, &err);
+  ASSERT_TRUE(o.has_value()) << err;
+  EXPECT_EQ(int64_t{o->election_ticks} * o->tick_ms, 5000);  // 5 x 2000 / 2
+  // Both may be INT32_MAX in a config file: the timeout stops at a day instead of overflowing.
+  c.tick_time_ms = 2147483647;
+  c.sync_limit = 2147483647;
+  o = raft_options(c, &err);
+  ASSERT_TRUE(o.has_value()) << err;
+  EXPECT_EQ(int64_t{o->election_ticks} * o->tick_ms, 24 * 3600 * 1000);
+  // A short one is raised to a second.
+  c.tick_time_ms = 10;
+  c.sync_limit = 2;
+  o = raft_options(c, &err);
+  ASSERT_TRUE(o.has_value()) << err;
+  EXPECT_EQ(int64_t{o->election_ticks} * o->tick_ms, 1000);
+}
+
 }  // namespace
 }  // namespace zkraft::server

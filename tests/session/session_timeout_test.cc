@@ -11,6 +11,16 @@ TEST(SessionTimeout, DefaultsAreTwoAndTwentyTicks) {
   EXPECT_EQ(b.max_ms, 40000);
 }
 
+TEST(SessionTimeout, DefaultsSaturateInsteadOfOverflowing) {
+  // 20 x 811386212 does not fit in 32 bits (found by fuzz_config; UBSan flagged the multiply).
+  TimeoutBounds b = TimeoutBounds::from_config(811386212, -1, -1);
+  EXPECT_EQ(b.min_ms, 1622772424);
+  EXPECT_EQ(b.max_ms, 2147483647);
+  b = TimeoutBounds::from_config(2147483647, -1, -1);
+  EXPECT_EQ(b.min_ms, 2147483647);
+  EXPECT_EQ(b.max_ms, 2147483647);
+}
+
 TEST(SessionTimeout, ConfiguredBoundsWin) {
   TimeoutBounds b = TimeoutBounds::from_config(2000, 1000, 90000);
   EXPECT_EQ(b.min_ms, 1000);
