@@ -70,7 +70,7 @@ ZnodeEntry* PathIndex::find(std::string_view path, uint64_t h) const {
   for (size_t i = h & mask_;; i = (i + 1) & mask_) {
     const uintptr_t s = slots_[i];
     if (!s) return nullptr;
-    if ((s & ~kAddressMask) == tag && entry_of(s)->first.view() == path) return entry_of(s);
+    if ((s & kTagMask) == tag && entry_of(s)->first.view() == path) return entry_of(s);
   }
 }
 
@@ -81,7 +81,7 @@ std::pair<ZnodeEntry*, bool> PathIndex::emplace(std::string_view path, uint64_t 
   for (;; i = (i + 1) & mask_) {
     const uintptr_t s = slots_[i];
     if (!s) break;
-    if ((s & ~kAddressMask) == tag && entry_of(s)->first.view() == path) return {entry_of(s), false};
+    if ((s & kTagMask) == tag && entry_of(s)->first.view() == path) return {entry_of(s), false};
   }
   ZnodeEntry* e = TreeAllocator<ZnodeEntry>().allocate(1);
   try {
@@ -92,8 +92,9 @@ std::pair<ZnodeEntry*, bool> PathIndex::emplace(std::string_view path, uint64_t 
     throw;
   }
   const auto address = reinterpret_cast<uintptr_t>(e);
-  ZKRAFT_INVARIANT((address & ~kAddressMask) == 0, "an entry's address leaves the tag's 16 bits free");
-  slots_[i] = address | tag;
+  ZKRAFT_INVARIANT((address & ~kAddressMask) == 0,
+                   "an entry's address leaves the tag's 16 bits and the distance's 3 bits free");
+  slots_[i] = placed(address | tag, i, h & mask_, mask_);
   ++size_;
   return {e, true};
 }
@@ -111,9 +112,9 @@ void PathIndex::erase(ZnodeEntry* e) noexcept {
   // Backward shift: each later entry of the run whose home is not between the hole and it moves
   // into the hole, so every entry stays reachable from its home without tombstones.
   for (size_t j = (hole + 1) & mask_; slots_[j]; j = (j + 1) & mask_) {
-    const size_t home = hash(entry_of(slots_[j])->first.view()) & mask_;
+    const size_t home = home_of(slots_[j], j);
     if (((j - home) & mask_) >= ((j - hole) & mask_)) {
-      slots_[hole] = slots_[j];
+      slots_[hole] = placed(slots_[j], hole, home, mask_);
       hole = j;
     }
   }
@@ -133,9 +134,10 @@ void PathIndex::rehash(size_t capacity) {
     for (size_t i = 0; i <= mask_; ++i) {
       const uintptr_t s = slots_[i];
       if (!s) continue;
-      size_t j = hash(entry_of(s)->first.view()) & mask;
+      const size_t home = hash(entry_of(s)->first.view()) & mask;
+      size_t j = home;
       while (fresh[j]) j = (j + 1) & mask;
-      fresh[j] = s;
+      fresh[j] = placed(s, j, home, mask);
     }
   }
   free_slots(slots_, this->capacity());

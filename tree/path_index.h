@@ -9,13 +9,20 @@
 // samples there, about 0.8 s (docs/benchmarks.md, 2026-12-06). Here a lookup reads one slot
 // array: open addressing with linear probing, each slot an entry's address with the top 16 bits
 // of its path's hash in the address's unused top bits, so a probe that passes other entries
-// reads no entry unless its 16 bits match (1 in 65,536 for a different path). Every insert or lookup
+// reads no entry unless its 16 bits match (1 in 65,536 for a different path). The address's
+// three low bits (entries are 8-byte aligned) hold how far the entry sits from its home slot, so
+// an erase shifts the run behind it back without reading or hashing those entries: it did both
+// for every entry it passed, 40% of the state thread's time in a delete load (docs/benchmarks.md,
+// 2026-12-07). Every insert or lookup
 // that knows its hash early can prefetch its slot (prefetch()): the snapshot load does, one
 // record ahead. The table also spares the chain's next pointer: 96 bytes per entry, not 104.
 //
 // Invariants:
-//  - a slot is 0 (free) or an entry's address | (tag << 48), tag = hash(path) >> 48; user-space
-//    addresses stay below 2^48 (checked on every insert, in release builds too);
+//  - a slot is 0 (free) or an entry's address | (tag << 48) | distance, tag = hash(path) >> 48;
+//    user-space addresses stay below 2^48 and entries are 8-byte aligned (both checked on every
+//    insert, in release builds too);
+//  - distance = (slot - home) mod capacity when that is below kFar, else kFar ("far: hash the
+//    path to know its home");
 //  - linear probing with no tombstones: every entry sits in the run of occupied slots that
 //    starts at its home slot (hash & mask) and runs to it; erase() shifts the run back;
 //  - the table is a power of two in size and at most 3/4 full, so every probe ends at a free slot.
@@ -67,11 +74,23 @@ class PathIndex {
 
  private:
   static constexpr int kTagShift = 48;
-  static constexpr uintptr_t kAddressMask = (uintptr_t{1} << kTagShift) - 1;
+  static constexpr uintptr_t kFar = 7;  // the distance field: the three low bits
+  static constexpr uintptr_t kTagMask = ~((uintptr_t{1} << kTagShift) - 1);
+  static constexpr uintptr_t kAddressMask = ~kTagMask & ~kFar;
   static constexpr size_t kMinCapacity = 16;
 
   static ZnodeEntry* entry_of(uintptr_t slot) { return reinterpret_cast<ZnodeEntry*>(slot & kAddressMask); }
   static uintptr_t tag_of(uint64_t h) { return static_cast<uintptr_t>(h >> kTagShift) << kTagShift; }
+  // Slot s with its distance field set for sitting at i with home `home`, in a table of `mask`.
+  static uintptr_t placed(uintptr_t s, size_t i, size_t home, size_t mask) {
+    const size_t d = (i - home) & mask;
+    return (s & ~kFar) | (d < kFar ? d : kFar);
+  }
+  // The home of the entry in slot s, which sits at i.
+  size_t home_of(uintptr_t s, size_t i) const {
+    const uintptr_t d = s & kFar;
+    return d != kFar ? (i - d) & mask_ : hash(entry_of(s)->first.view()) & mask_;
+  }
   // The smallest power-of-two table that holds n entries at most 3/4 full.
   static size_t capacity_for(size_t n);
   void rehash(size_t capacity);
