@@ -67,6 +67,7 @@ void run_worker(int index, const LoadOptions& opt, LoadShared& shared, WorkerRes
   uint64_t created = 0;
   int32_t next_xid = 2;
   ZkConnection conn;
+  conn.set_pipelined(true);
 
   auto done = [&] { return Clock::now() >= shared.window_end(); };
   auto budget_left = [&] {

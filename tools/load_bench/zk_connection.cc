@@ -51,6 +51,8 @@ bool ZkConnection::fail(const std::string& why) {
 void ZkConnection::close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+  out_.clear();
+  in_pos_ = in_end_ = 0;
 }
 
 bool ZkConnection::open(const HostPort& server, int32_t session_timeout_ms, int io_timeout_ms) {
@@ -81,7 +83,7 @@ bool ZkConnection::open(const HostPort& server, int32_t session_timeout_ms, int 
   jute::ConnectRequest req;
   req.time_out = session_timeout_ms;
   req.passwd.bytes.assign(16, '\0');
-  if (!write_all(jute::record_frame(req))) return false;
+  if (!send_frame(jute::record_frame(req))) return false;
   std::string body;
   if (!read_frame(body)) return false;
   jute::ConnectResponse resp;
@@ -100,7 +102,7 @@ bool ZkConnection::send_create(int32_t xid, const std::string& path, const std::
   r.data.bytes = data;
   r.acl.push_back(jute::ACL{jute::perms::kAll, jute::Id{"world", "anyone"}});
   r.flags = flags;
-  return write_all(request_frame(xid, jute::op::kCreate, r));
+  return send_frame(request_frame(xid, jute::op::kCreate, r));
 }
 
 bool ZkConnection::send_set_data(int32_t xid, const std::string& path, const std::string& data) {
@@ -108,14 +110,14 @@ bool ZkConnection::send_set_data(int32_t xid, const std::string& path, const std
   r.path = path;
   r.data.bytes = data;
   r.version = -1;
-  return write_all(request_frame(xid, jute::op::kSetData, r));
+  return send_frame(request_frame(xid, jute::op::kSetData, r));
 }
 
 bool ZkConnection::send_auth(const std::string& scheme, const std::string& credential) {
   jute::AuthPacket a;
   a.scheme = scheme;
   a.auth.bytes = credential;
-  return write_all(request_frame(jute::xid::kAuth, jute::op::kAuth, a));
+  return send_frame(request_frame(jute::xid::kAuth, jute::op::kAuth, a));
 }
 
 bool ZkConnection::send_reconfig(int32_t xid, const std::string& joining, const std::string& leaving,
@@ -125,33 +127,33 @@ bool ZkConnection::send_reconfig(int32_t xid, const std::string& joining, const 
   r.leaving_servers = leaving;
   r.new_members = new_members;
   r.cur_config_id = from_config;
-  return write_all(request_frame(xid, jute::op::kReconfig, r));
+  return send_frame(request_frame(xid, jute::op::kReconfig, r));
 }
 
 bool ZkConnection::send_get_data(int32_t xid, const std::string& path, bool watch) {
   jute::GetDataRequest r;
   r.path = path;
   r.watch = watch;
-  return write_all(request_frame(xid, jute::op::kGetData, r));
+  return send_frame(request_frame(xid, jute::op::kGetData, r));
 }
 
 bool ZkConnection::send_exists(int32_t xid, const std::string& path) {
   jute::ExistsRequest r;
   r.path = path;
-  return write_all(request_frame(xid, jute::op::kExists, r));
+  return send_frame(request_frame(xid, jute::op::kExists, r));
 }
 
 bool ZkConnection::send_get_children(int32_t xid, const std::string& path) {
   jute::GetChildrenRequest r;
   r.path = path;
-  return write_all(request_frame(xid, jute::op::kGetChildren, r));
+  return send_frame(request_frame(xid, jute::op::kGetChildren, r));
 }
 
 bool ZkConnection::send_delete(int32_t xid, const std::string& path) {
   jute::DeleteRequest r;
   r.path = path;
   r.version = -1;
-  return write_all(request_frame(xid, jute::op::kDelete, r));
+  return send_frame(request_frame(xid, jute::op::kDelete, r));
 }
 
 bool ZkConnection::read_reply(jute::ReplyHeader& out) {
@@ -178,7 +180,7 @@ bool ZkConnection::read_message(jute::ReplyHeader& out) {
 
 void ZkConnection::close_session() {
   if (fd_ < 0) return;
-  if (write_all(request_frame(1 << 30, jute::op::kCloseSession, jute::EmptyRequest{}))) {
+  if (send_frame(request_frame(1 << 30, jute::op::kCloseSession, jute::EmptyRequest{}))) {
     // Drain until the closeSession reply or EOF; earlier replies may still be queued.
     jute::ReplyHeader h;
     for (int i = 0; i < 100000 && read_reply(h); ++i) {
@@ -188,31 +190,78 @@ void ZkConnection::close_session() {
   close();
 }
 
-bool ZkConnection::write_all(const std::string& bytes) {
+bool ZkConnection::send_frame(const std::string& frame) {
+  if (!pipelined_) return write_all(frame.data(), frame.size());
+  if (fd_ < 0) return fail("not connected");
+  out_ += frame;
+  return out_.size() < kPipelinedChunk || flush();
+}
+
+bool ZkConnection::flush() {
+  if (out_.empty()) return true;
+  const bool ok = write_all(out_.data(), out_.size());
+  out_.clear();
+  return ok;
+}
+
+bool ZkConnection::write_all(const char* bytes, size_t n) {
   if (fd_ < 0) return fail("not connected");
   size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return fail(std::string("send: ") + std::strerror(errno));
-    done += static_cast<size_t>(n);
+  while (done < n) {
+    ssize_t sent = ::send(fd_, bytes + done, n - done, MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent <= 0) return fail(std::string("send: ") + std::strerror(errno));
+    done += static_cast<size_t>(sent);
   }
   return true;
 }
 
-bool ZkConnection::read_exact(char* out, size_t n) {
+bool ZkConnection::recv_some(char* out, size_t n, size_t& got) {
   if (fd_ < 0) return fail("not connected");
-  size_t done = 0;
-  while (done < n) {
-    ssize_t got = ::recv(fd_, out + done, n - done, 0);
-    if (got < 0 && errno == EINTR) continue;
-    if (got == 0) return fail("connection closed by server");
-    if (got < 0) {
+  while (true) {
+    ssize_t r = ::recv(fd_, out, n, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) return fail("connection closed by server");
+    if (r < 0) {
       return fail(errno == EAGAIN || errno == EWOULDBLOCK ? std::string("read timeout")
                                                           : std::string("recv: ") +
                                                                 std::strerror(errno));
     }
-    done += static_cast<size_t>(got);
+    got = static_cast<size_t>(r);
+    return true;
+  }
+}
+
+// Pipelined: sends what waits (the server cannot answer requests it has not seen), then adds
+// at least one received byte to in_[in_pos_, in_end_). in_ only grows, so it is not cleared again.
+bool ZkConnection::fill_input() {
+  if (!flush()) return false;
+  if (in_pos_ > 0) {
+    std::memmove(in_.data(), in_.data() + in_pos_, in_end_ - in_pos_);
+    in_end_ -= in_pos_;
+    in_pos_ = 0;
+  }
+  if (in_.size() < in_end_ + kPipelinedChunk) in_.resize(in_end_ + kPipelinedChunk);
+  size_t got = 0;
+  if (!recv_some(in_.data() + in_end_, in_.size() - in_end_, got)) return false;
+  in_end_ += got;
+  return true;
+}
+
+bool ZkConnection::read_exact(char* out, size_t n) {
+  if (pipelined_) {
+    while (in_end_ - in_pos_ < n) {
+      if (!fill_input()) return false;
+    }
+    std::memcpy(out, in_.data() + in_pos_, n);
+    in_pos_ += n;
+    return true;
+  }
+  size_t done = 0;
+  while (done < n) {
+    size_t got = 0;
+    if (!recv_some(out + done, n - done, got)) return false;
+    done += got;
   }
   return true;
 }

@@ -2,7 +2,12 @@
 // ZkConnection: one ZooKeeper client session over a blocking TCP socket, speaking the jute wire
 // protocol with zkraft's jute/ library. Made for load generation: requests are written as they
 // come (pipelined, the caller keeps its own count of outstanding ones) and replies are read one at
-// a time in order. Watches are only set and their notifications read (read_message) for the watch
+// a time in order. In pipelined mode (set_pipelined) requests wait in a buffer until the caller
+// next needs a reply that has not arrived, and replies are read in 64 KiB gulps: one send and one
+// recv per burst instead of one send and two recvs per request. The load generator shares the
+// servers' two cores, so its syscalls were CPU taken from the server it measures
+// (docs/benchmarks.md, 2026-12-07). poll() on fd() sees neither buffer, so callers that poll stay
+// in the default mode. Watches are only set and their notifications read (read_message) for the watch
 // fan-out figure; no reconnect logic: a failed connection is thrown away by the caller, which
 // opens a new one.
 //
@@ -30,6 +35,10 @@ class ZkConnection {
   ~ZkConnection();
   ZkConnection(const ZkConnection&) = delete;
   ZkConnection& operator=(const ZkConnection&) = delete;
+
+  // Pipelined mode: sends are buffered until a read would block (or kPipelinedChunk wait), and
+  // reads are buffered. Kept across open() and close().
+  void set_pipelined(bool on) { pipelined_ = on; }
 
   // Connects and completes the handshake for a new session. io_timeout_ms bounds connect, every
   // read and every write (SO_SNDTIMEO/SO_RCVTIMEO). False if the server refused, timed out or
@@ -63,13 +72,25 @@ class ZkConnection {
   const std::string& error() const { return error_; }
 
  private:
-  bool write_all(const std::string& bytes);
+  static constexpr size_t kPipelinedChunk = 64 * 1024;
+
+  // Sends a request frame now, or buffers it in pipelined mode.
+  bool send_frame(const std::string& frame);
+  bool flush();
+  bool write_all(const char* bytes, size_t n);
   bool read_exact(char* out, size_t n);
+  bool recv_some(char* out, size_t n, size_t& got);
+  bool fill_input();
   bool read_frame(std::string& body);
   bool fail(const std::string& why);
 
   int fd_ = -1;
   int64_t session_id_ = 0;
+  bool pipelined_ = false;
+  std::string out_;    // pipelined: request frames not yet sent
+  std::string in_;     // pipelined: bytes received; [in_pos_, in_end_) not yet read
+  size_t in_pos_ = 0;
+  size_t in_end_ = 0;
   std::string error_;
 };
 
