@@ -43,18 +43,27 @@ PathIndex& PathIndex::operator=(PathIndex&& o) noexcept {
   slots_ = std::exchange(o.slots_, nullptr);
   mask_ = std::exchange(o.mask_, 0);
   size_ = std::exchange(o.size_, 0);
+  old_slots_ = std::exchange(o.old_slots_, nullptr);
+  old_mask_ = std::exchange(o.old_mask_, 0);
+  move_from_ = std::exchange(o.move_from_, 0);
   return *this;
 }
 
 void PathIndex::destroy_all() noexcept {
-  if (!slots_) return;
-  for (size_t i = 0; i <= mask_; ++i) {
-    if (!slots_[i]) continue;
-    ZnodeEntry* e = entry_of(slots_[i]);
-    e->~ZnodeEntry();
-    TreeAllocator<ZnodeEntry>().deallocate(e, 1);
-    slots_[i] = 0;
+  for (auto [slots, mask] : {std::pair{slots_, mask_}, std::pair{old_slots_, old_mask_}}) {
+    if (!slots) continue;
+    for (size_t i = 0; i <= mask; ++i) {
+      if (!slots[i]) continue;
+      ZnodeEntry* e = entry_of(slots[i]);
+      e->~ZnodeEntry();
+      TreeAllocator<ZnodeEntry>().deallocate(e, 1);
+      slots[i] = 0;
+    }
   }
+  free_slots(old_slots_, old_mask_ + 1);
+  old_slots_ = nullptr;
+  old_mask_ = 0;
+  move_from_ = 0;
   size_ = 0;
 }
 
@@ -64,24 +73,34 @@ size_t PathIndex::capacity_for(size_t n) {
   return c;
 }
 
-ZnodeEntry* PathIndex::find(std::string_view path, uint64_t h) const {
-  if (!slots_) return nullptr;
+ZnodeEntry* PathIndex::probe(const uintptr_t* slots, size_t mask, std::string_view path, uint64_t h) {
   const uintptr_t tag = tag_of(h);
-  for (size_t i = h & mask_;; i = (i + 1) & mask_) {
-    const uintptr_t s = slots_[i];
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const uintptr_t s = slots[i];
     if (!s) return nullptr;
     if ((s & kTagMask) == tag && entry_of(s)->first.view() == path) return entry_of(s);
   }
 }
 
+ZnodeEntry* PathIndex::find(std::string_view path, uint64_t h) const {
+  if (!slots_) return nullptr;
+  if (ZnodeEntry* e = probe(slots_, mask_, path, h)) return e;
+  return old_slots_ ? probe(old_slots_, old_mask_, path, h) : nullptr;
+}
+
+void PathIndex::place(uintptr_t* slots, size_t mask, uintptr_t s, uint64_t h) {
+  const size_t home = h & mask;
+  size_t i = home;
+  while (slots[i]) i = (i + 1) & mask;
+  slots[i] = placed(s, i, home, mask);
+}
+
 std::pair<ZnodeEntry*, bool> PathIndex::emplace(std::string_view path, uint64_t h, Znode&& node) {
-  if (size_ + 1 > capacity() / 4 * 3) rehash(capacity_for(size_ + 1));
-  const uintptr_t tag = tag_of(h);
-  size_t i = h & mask_;
-  for (;; i = (i + 1) & mask_) {
-    const uintptr_t s = slots_[i];
-    if (!s) break;
-    if ((s & kTagMask) == tag && entry_of(s)->first.view() == path) return {entry_of(s), false};
+  if (ZnodeEntry* e = find(path, h)) return {e, false};
+  if (!slots_) {
+    rehash(capacity_for(1));
+  } else if (size_ + 1 > capacity() / 4 * 3) {
+    start_growth();
   }
   ZnodeEntry* e = TreeAllocator<ZnodeEntry>().allocate(1);
   try {
@@ -94,38 +113,93 @@ std::pair<ZnodeEntry*, bool> PathIndex::emplace(std::string_view path, uint64_t 
   const auto address = reinterpret_cast<uintptr_t>(e);
   ZKRAFT_INVARIANT((address & ~kAddressMask) == 0,
                    "an entry's address leaves the tag's 16 bits and the distance's 3 bits free");
-  slots_[i] = placed(address | tag, i, h & mask_, mask_);
+  place(slots_, mask_, address | tag_of(h), h);
   ++size_;
+  move_some();
   return {e, true};
+}
+
+bool PathIndex::slot_of(const uintptr_t* slots, size_t mask, const ZnodeEntry* e, uint64_t h, size_t& at) {
+  for (size_t i = h & mask; slots[i]; i = (i + 1) & mask) {
+    if (entry_of(slots[i]) == e) {
+      at = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+void PathIndex::remove_at(uintptr_t* slots, size_t mask, size_t hole) noexcept {
+  // Backward shift: each later entry of the run whose home is not between the hole and it moves
+  // into the hole, so every entry stays reachable from its home without tombstones.
+  for (size_t j = (hole + 1) & mask; slots[j]; j = (j + 1) & mask) {
+    const size_t home = home_of(slots[j], j, mask);
+    if (((j - home) & mask) >= ((j - hole) & mask)) {
+      slots[hole] = placed(slots[j], hole, home, mask);
+      hole = j;
+    }
+  }
+  slots[hole] = 0;
 }
 
 void PathIndex::erase(ZnodeEntry* e) noexcept {
   const uint64_t h = hash(e->first.view());
-  size_t hole = h & mask_;
-  while (entry_of(slots_[hole]) != e) {
-    ZKRAFT_INVARIANT(slots_[hole] != 0, "an erased entry is in the index");
-    hole = (hole + 1) & mask_;
+  size_t at = 0;
+  if (slot_of(slots_, mask_, e, h, at)) {
+    remove_at(slots_, mask_, at);
+  } else {
+    const bool old = old_slots_ && slot_of(old_slots_, old_mask_, e, h, at);
+    ZKRAFT_INVARIANT(old, "an erased entry is in the index");
+    remove_at(old_slots_, old_mask_, at);
   }
   e->~ZnodeEntry();
   TreeAllocator<ZnodeEntry>().deallocate(e, 1);
   --size_;
-  // Backward shift: each later entry of the run whose home is not between the hole and it moves
-  // into the hole, so every entry stays reachable from its home without tombstones.
-  for (size_t j = (hole + 1) & mask_; slots_[j]; j = (j + 1) & mask_) {
-    const size_t home = home_of(slots_[j], j);
-    if (((j - home) & mask_) >= ((j - hole) & mask_)) {
-      slots_[hole] = placed(slots_[j], hole, home, mask_);
-      hole = j;
+  move_some();
+}
+
+void PathIndex::start_growth() {
+  move_some(/*all=*/true);  // the last growth's move, if it has not ended yet
+  old_slots_ = slots_;
+  old_mask_ = mask_;
+  move_from_ = 0;
+  const size_t capacity = 2 * (old_mask_ + 1);
+  slots_ = allocate_slots(capacity);
+  mask_ = capacity - 1;
+}
+
+void PathIndex::move_some(bool all) noexcept {
+  int moved = 0;
+  int passed = 0;
+  while (old_slots_ && (all || (moved < kMoveSteps && passed < kMoveScan))) {
+    if (move_from_ > old_mask_) {
+      free_slots(old_slots_, old_mask_ + 1);
+      old_slots_ = nullptr;
+      old_mask_ = 0;
+      move_from_ = 0;
+      return;
     }
+    const uintptr_t s = old_slots_[move_from_];
+    if (!s) {
+      ++move_from_;
+      ++passed;
+      continue;
+    }
+    // An erase like any other: the run behind may shift into this slot, which is looked at
+    // again, so every old slot below move_from_ stays free.
+    remove_at(old_slots_, old_mask_, move_from_);
+    place(slots_, mask_, s, hash(entry_of(s)->first.view()));
+    ++moved;
   }
-  slots_[hole] = 0;
 }
 
 void PathIndex::reserve(size_t n) {
+  move_some(/*all=*/true);
   if (n > capacity() / 4 * 3) rehash(capacity_for(n));
 }
 
 void PathIndex::rehash(size_t capacity) {
+  ZKRAFT_INVARIANT(!old_slots_, "a rehash finds no growth under way");
   ZKRAFT_INVARIANT(std::has_single_bit(capacity) && capacity / 4 * 3 >= size_,
                    "the index's table is a power of two and at most 3/4 full");
   uintptr_t* fresh = allocate_slots(capacity);
@@ -133,11 +207,7 @@ void PathIndex::rehash(size_t capacity) {
   if (slots_) {
     for (size_t i = 0; i <= mask_; ++i) {
       const uintptr_t s = slots_[i];
-      if (!s) continue;
-      const size_t home = hash(entry_of(s)->first.view()) & mask;
-      size_t j = home;
-      while (fresh[j]) j = (j + 1) & mask;
-      fresh[j] = placed(s, j, home, mask);
+      if (s) place(fresh, mask, s, hash(entry_of(s)->first.view()));
     }
   }
   free_slots(slots_, this->capacity());

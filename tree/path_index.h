@@ -26,6 +26,15 @@
 //  - linear probing with no tombstones: every entry sits in the run of occupied slots that
 //    starts at its home slot (hash & mask) and runs to it; erase() shifts the run back;
 //  - the table is a power of two in size and at most 3/4 full, so every probe ends at a free slot.
+//  - growth is spread over the writes that follow it: a full table becomes the "old" table, a
+//    table twice its size the current one, and each emplace or erase then moves up to
+//    kMoveSteps entries from the old to the current (taking them from the old table's lowest
+//    occupied slot, an erase there like any other, so the old table stays a valid table of
+//    what it still holds). Every entry is in exactly one of the two; size_ counts both, and
+//    new entries go to the current table. Rehashing a 786,432-entry table at once held the
+//    state thread 170 ms, every client's write waiting behind it (docs/benchmarks.md,
+//    2026-12-07). Moving 4 entries per write empties the old table (3/8 of the current one's
+//    capacity in entries) within capacity / 10 writes, long before the next growth.
 //
 // Not thread-safe: used by the tree's one thread. Iteration order is not part of the contract
 // (the tree's outputs never follow it: tree/znode_tree.h).
@@ -52,7 +61,10 @@ class PathIndex {
   static uint64_t hash(std::string_view path) noexcept;
 
   size_t size() const { return size_; }
+  // Of the current table (an old one still being emptied is not counted).
   size_t capacity() const { return mask_ + (slots_ ? 1 : 0); }
+  // Whether entries are still being moved out of an old table.
+  bool growing() const { return old_slots_ != nullptr; }
 
   ZnodeEntry* find(std::string_view path) const { return find(path, hash(path)); }
   ZnodeEntry* find(std::string_view path, uint64_t h) const;
@@ -64,7 +76,7 @@ class PathIndex {
   std::pair<ZnodeEntry*, bool> emplace(std::string_view path, uint64_t h, Znode&& node);
   // Removes and destroys `e`, an entry of this index.
   void erase(ZnodeEntry* e) noexcept;
-  // Room for n entries with no growth on the way.
+  // Room for n entries with no growth on the way (and no old table left).
   void reserve(size_t n);
   // Asks the CPU to bring the slot where a probe for hash h starts into the cache: for a caller
   // that knows the hash one step before it inserts or looks up.
@@ -78,6 +90,9 @@ class PathIndex {
   static constexpr uintptr_t kTagMask = ~((uintptr_t{1} << kTagShift) - 1);
   static constexpr uintptr_t kAddressMask = ~kTagMask & ~kFar;
   static constexpr size_t kMinCapacity = 16;
+  // Entries moved from the old table per emplace or erase, and free old slots passed on top.
+  static constexpr int kMoveSteps = 4;
+  static constexpr int kMoveScan = 32;
 
   static ZnodeEntry* entry_of(uintptr_t slot) { return reinterpret_cast<ZnodeEntry*>(slot & kAddressMask); }
   static uintptr_t tag_of(uint64_t h) { return static_cast<uintptr_t>(h >> kTagShift) << kTagShift; }
@@ -86,19 +101,33 @@ class PathIndex {
     const size_t d = (i - home) & mask;
     return (s & ~kFar) | (d < kFar ? d : kFar);
   }
-  // The home of the entry in slot s, which sits at i.
-  size_t home_of(uintptr_t s, size_t i) const {
+  // The home of the entry in slot s, which sits at i of a table of `mask`.
+  static size_t home_of(uintptr_t s, size_t i, size_t mask) {
     const uintptr_t d = s & kFar;
-    return d != kFar ? (i - d) & mask_ : hash(entry_of(s)->first.view()) & mask_;
+    return d != kFar ? (i - d) & mask : hash(entry_of(s)->first.view()) & mask;
   }
+  static ZnodeEntry* probe(const uintptr_t* slots, size_t mask, std::string_view path, uint64_t h);
+  // Slot s (an entry with hash h) into the first free slot of its run in a table of `mask`.
+  static void place(uintptr_t* slots, size_t mask, uintptr_t s, uint64_t h);
+  // Empties slot `hole` of a table of `mask` and shifts the run behind it back.
+  static void remove_at(uintptr_t* slots, size_t mask, size_t hole) noexcept;
+  // The slot of e in a table of `mask`, probing from e's home; false if e is not there.
+  static bool slot_of(const uintptr_t* slots, size_t mask, const ZnodeEntry* e, uint64_t h, size_t& at);
   // The smallest power-of-two table that holds n entries at most 3/4 full.
   static size_t capacity_for(size_t n);
   void rehash(size_t capacity);
+  // Makes the current table the old one and starts a table twice its size.
+  void start_growth();
+  // Moves up to kMoveSteps entries of the old table (all of them if `all`).
+  void move_some(bool all = false) noexcept;
   void destroy_all() noexcept;
 
-  uintptr_t* slots_ = nullptr;  // capacity() slots, or null before the first insert
-  size_t mask_ = 0;             // capacity() - 1
-  size_t size_ = 0;
+  uintptr_t* slots_ = nullptr;      // capacity() slots, or null before the first insert
+  size_t mask_ = 0;                 // capacity() - 1
+  size_t size_ = 0;                 // entries in both tables
+  uintptr_t* old_slots_ = nullptr;  // while growing: the table being emptied
+  size_t old_mask_ = 0;
+  size_t move_from_ = 0;            // the old table's slots below this are free
 };
 
 }  // namespace zkraft::tree

@@ -72,6 +72,51 @@ TEST(PathIndex, MatchesAModelThroughGrowth) {
   run_against_model(3000, 20000, 7, /*check_every=*/97);
 }
 
+// Growth is spread over the writes after it (path_index.h): while entries are still being moved
+// out of the old table, lookups, inserts of present paths and erases must find them in either
+// table, and the move must end.
+TEST(PathIndex, EntriesStayReachableWhileAGrowthMovesThem) {
+  PathIndex index;
+  std::map<std::string, ZnodeEntry*> model;
+  int next = 0;
+  auto add = [&] {
+    const std::string p = "/g/" + std::to_string(next++);
+    auto [e, inserted] = index.emplace(p, node_with_version(next));
+    ASSERT_TRUE(inserted);
+    model[p] = e;
+  };
+  auto check_all = [&] {
+    ASSERT_EQ(index.size(), model.size());
+    for (const auto& [p, e] : model) {
+      ASSERT_EQ(index.find(p), e) << p;
+      ASSERT_FALSE(index.emplace(p, Znode()).second) << p;
+    }
+  };
+  for (int growth = 0; growth < 6; ++growth) {
+    while (!index.growing()) add();
+    const size_t capacity = index.capacity();
+    check_all();  // the first writes of the move: most entries are still in the old table
+    // Erase every third entry, many of them still in the old table; each erase moves some.
+    int i = 0;
+    for (auto it = model.begin(); it != model.end();) {
+      if (i++ % 3 == 0) {
+        index.erase(it->second);
+        it = model.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    check_all();
+    int writes = 0;
+    while (index.growing()) {
+      add();
+      ASSERT_LE(++writes, static_cast<int>(capacity / 10)) << "the move ends within capacity / 10 writes";
+    }
+    EXPECT_EQ(index.capacity(), capacity) << "no second growth while the first was moving";
+    check_all();
+  }
+}
+
 TEST(PathIndex, EntriesKeepTheirAddressesWhenTheTableGrows) {
   PathIndex index;
   std::vector<ZnodeEntry*> entries;
