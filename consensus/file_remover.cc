@@ -2,8 +2,21 @@
 
 #include <pthread.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace zkraft::consensus {
+
+void shrink_in_steps(const std::string& path, uint64_t step, std::chrono::milliseconds pause) {
+  struct stat st {};
+  if (step == 0 || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  auto size = static_cast<uint64_t>(st.st_size);
+  while (size > step) {
+    size -= step;
+    if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0) return;
+    std::this_thread::sleep_for(pause);
+  }
+}
 
 FileRemover::FileRemover(RemoveFn remove) : remove_(std::move(remove)) {
   thread_ = std::thread([this] {

@@ -19,6 +19,10 @@ using namespace storage;  // NOLINT: the codec is this file's vocabulary
 
 namespace {
 
+// Old snapshot files are shrunk this much at a time before they are removed (file_remover.h).
+constexpr uint64_t kRemoveStepBytes = 4 << 20;
+constexpr std::chrono::milliseconds kRemoveStepPause{4};
+
 leveldb::Options db_options(const StorageOptions& options, leveldb::Env* env, leveldb::Cache* cache) {
   leveldb::Options lo;
   lo.create_if_missing = options.create_if_missing;
@@ -38,6 +42,7 @@ LogStorage::LogStorage(std::string dir, const StorageOptions& options)
       options_(options),
       table_env_(std::make_unique<PreadEnv>(options.env != nullptr ? options.env : leveldb::Env::Default())),
       remover_(std::make_unique<FileRemover>([this](const std::string& path) {
+        shrink_in_steps(path, kRemoveStepBytes, kRemoveStepPause);
         leveldb::Status s = env()->RemoveFile(path);
         return s.ok() ? std::string() : s.ToString();
       })) {}

@@ -1,5 +1,6 @@
 // FileRemover: the removals happen on its thread, in order, all of them by the time wait_idle()
-// or the destructor returns, and one that fails does not stop the rest.
+// or the destructor returns, and one that fails does not stop the rest. shrink_in_steps takes a
+// large file down before its removal.
 
 #include "consensus/file_remover.h"
 
@@ -38,6 +39,24 @@ FileRemover::RemoveFn remove_with_fs() {
     std::error_code ec;
     return fs::remove(path, ec) ? std::string() : (ec ? ec.message() : std::string("no such file"));
   };
+}
+
+TEST(ShrinkInSteps, TakesAFileDownToOneStepAndLeavesTheRestToTheRemoval) {
+  TempDir dir;
+  const std::string path = (dir.path / "big").string();
+  {
+    std::ofstream out(path, std::ios::binary);
+    const std::string block(1 << 20, 'x');
+    for (int i = 0; i < 10; ++i) out << block;  // 10 MiB
+  }
+  shrink_in_steps(path, 4 << 20, std::chrono::milliseconds(0));
+  EXPECT_EQ(fs::file_size(path), 2u << 20) << "10 MiB less two steps of 4 MiB";
+  shrink_in_steps(path, 4 << 20, std::chrono::milliseconds(0));
+  EXPECT_EQ(fs::file_size(path), 2u << 20) << "a file of one step or less is left as it is";
+  // What it cannot stat, or is not a file, it leaves alone.
+  shrink_in_steps((dir.path / "missing").string(), 4 << 20, std::chrono::milliseconds(0));
+  shrink_in_steps(dir.path.string(), 1, std::chrono::milliseconds(0));
+  EXPECT_TRUE(fs::is_directory(dir.path));
 }
 
 TEST(FileRemover, RemovesOnItsOwnThreadInOrder) {
