@@ -160,12 +160,11 @@ void PathIndex::erase(ZnodeEntry* e) noexcept {
 
 void PathIndex::start_growth() {
   move_some(/*all=*/true);  // the last growth's move, if it has not ended yet
-  old_slots_ = slots_;
-  old_mask_ = mask_;
+  const size_t capacity = 2 * (mask_ + 1);
+  uintptr_t* fresh = allocate_slots(capacity);  // first: if it throws, nothing has changed
+  old_slots_ = std::exchange(slots_, fresh);
+  old_mask_ = std::exchange(mask_, capacity - 1);
   move_from_ = 0;
-  const size_t capacity = 2 * (old_mask_ + 1);
-  slots_ = allocate_slots(capacity);
-  mask_ = capacity - 1;
 }
 
 void PathIndex::move_some(bool all) noexcept {
