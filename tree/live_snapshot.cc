@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "tree/invariant.h"
+#include "tree/node_prefetch.h"
 #include "tree/znode_tree.h"
 
 namespace zkraft::tree {
@@ -50,33 +51,6 @@ void ZnodeTree::copy_rest_of_walked_list(const ZnodeEntry* parent) {
   }
 }
 
-namespace {
-
-// The walk reads nodes in child-list order, which is not their order in memory: each node's entry,
-// path and data are cache misses (tree_memory_bench 1000000 100: 18 ms for 1,000,000 records
-// laid out in walk order, 252 to 305 ms when scattered, 130 to 144 ms so with these prefetches).
-// So the entries a few places ahead are fetched early, and, a little nearer, the blocks they
-// point at. Only a list read in place is known to hold live nodes (a changed list is a copy,
-// whose removed entries may be freed): the pointed-at blocks are read and prefetched only from
-// such a list; an entry's own address may be prefetched from any list, since a prefetch never
-// faults.
-constexpr size_t kEntryAhead = 12;
-constexpr size_t kBlocksAhead = 6;
-
-void prefetch_entry(const ZnodeEntry* e) {
-  const char* p = reinterpret_cast<const char*>(e);
-  __builtin_prefetch(p);
-  __builtin_prefetch(p + sizeof(ZnodeEntry) - 1);
-}
-
-void prefetch_blocks(const ZnodeEntry* e) {
-  __builtin_prefetch(e->first.data());
-  __builtin_prefetch(e->second.data.view().data());
-  if (const ChildList* list = e->second.children()) __builtin_prefetch(list);
-}
-
-}  // namespace
-
 bool ZnodeTree::continue_live_snapshot(jute::Writer& w, size_t max_nodes) {
   ZKRAFT_INVARIANT(live_snapshot_ != nullptr, "a live snapshot is under way");
   LiveSnapshot& snap = *live_snapshot_;
@@ -88,9 +62,13 @@ bool ZnodeTree::continue_live_snapshot(jute::Writer& w, size_t max_nodes) {
     }
     ZKRAFT_INVARIANT(level.in_place == nullptr || level.in_place->size() == level.end,
                      "a child list read in place has not changed");
-    if (level.next + kEntryAhead < level.end) prefetch_entry(level.at(level.next + kEntryAhead));
-    if (level.in_place != nullptr && level.next + kBlocksAhead < level.end) {
-      prefetch_blocks((*level.in_place)[level.next + kBlocksAhead]);
+    // Only a list read in place is known to hold live nodes (a changed list is a copy, whose
+    // removed entries may be freed): the blocks are prefetched only from such a list.
+    if (level.next + internal::kEntryAhead < level.end) {
+      internal::prefetch_entry(level.at(level.next + internal::kEntryAhead));
+    }
+    if (level.in_place != nullptr && level.next + internal::kBlocksAhead < level.end) {
+      internal::prefetch_blocks((*level.in_place)[level.next + internal::kBlocksAhead]);
     }
     ZnodeEntry* e = level.at(level.next++);
     ++n;

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "tree/node_prefetch.h"
 #include "tree/znode_tree.h"
 
 namespace zkraft::tree {
@@ -78,6 +79,10 @@ void ZnodeTree::for_each_preorder(F&& f) const {
   const ZnodeEntry* root = find("/");
   std::vector<const ZnodeEntry*> stack{root};
   while (!stack.empty()) {
+    // The nodes visited next are the stack's top ones (all live: nothing changes the tree meanwhile).
+    const size_t n = stack.size();
+    if (n > internal::kEntryAhead) internal::prefetch_entry(stack[n - 1 - internal::kEntryAhead]);
+    if (n > internal::kBlocksAhead) internal::prefetch_blocks(stack[n - 1 - internal::kBlocksAhead]);
     const ZnodeEntry* e = stack.back();
     stack.pop_back();
     if constexpr (std::is_same_v<decltype(f(*e)), bool>) {
