@@ -41,6 +41,9 @@ LogStorage::LogStorage(std::string dir, const StorageOptions& options)
     : dir_(std::move(dir)),
       options_(options),
       table_env_(std::make_unique<PreadEnv>(options.env != nullptr ? options.env : leveldb::Env::Default())),
+      // A test's environment (options.env: the crash simulation's) must see every write-ahead
+      // write, so preallocation is for real files only.
+      db_env_(options.env == nullptr ? std::make_unique<PreallocEnv>(table_env_.get()) : nullptr),
       remover_(std::make_unique<FileRemover>([this](const std::string& path) {
         shrink_in_steps(path, kRemoveStepBytes, kRemoveStepPause);
         leveldb::Status s = env()->RemoveFile(path);
@@ -55,7 +58,7 @@ std::unique_ptr<LogStorage> LogStorage::open(const std::string& dir, const Stora
                                              std::string* error) {
   std::unique_ptr<LogStorage> st(new LogStorage(dir, options));
   if (options.block_cache_bytes > 0) st->block_cache_.reset(leveldb::NewLRUCache(options.block_cache_bytes));
-  leveldb::Options lo = db_options(options, st->table_env_.get(), st->block_cache_.get());
+  leveldb::Options lo = db_options(options, st->db_env(), st->block_cache_.get());
   leveldb::DB* db = nullptr;
   leveldb::Status s = leveldb::DB::Open(lo, dir, &db);
   if (!s.ok()) {
@@ -96,7 +99,7 @@ Status LogStorage::reopen() {
   std::unique_lock lock(db_mu_);
   db_.reset();  // closes: LevelDB waits for its background work
   leveldb::DB* db = nullptr;
-  leveldb::Status s = leveldb::DB::Open(db_options(options_, table_env_.get(), block_cache_.get()), dir_, &db);
+  leveldb::Status s = leveldb::DB::Open(db_options(options_, db_env(), block_cache_.get()), dir_, &db);
   if (!s.ok()) {
     // Readers must not find db_ null: they are told to wait (they hold db_mu_ shared) until a
     // later reopen succeeds. Until then reads fail as unavailable.

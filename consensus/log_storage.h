@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "consensus/file_remover.h"
+#include "consensus/storage_prealloc_env.h"
 #include "consensus/storage_pread_env.h"
 #include "consensus/status.h"
 #include "consensus/storage_codec.h"
@@ -175,6 +176,7 @@ class LogStorage {
   Status check_snapshot_is_newer(const SnapshotMeta& meta) const;
   std::string snapshot_path(uint64_t generation) const;
   leveldb::Env* env() const;
+  leveldb::Env* db_env() const { return db_env_ ? static_cast<leveldb::Env*>(db_env_.get()) : table_env_.get(); }
   // Removes snapshot files other than the stored snapshot's; checks the stored one is whole.
   Status sweep_snapshot_files(uint64_t* max_generation);
   // Every writer starts here: reopens after a kNoSpace (see reopen()).
@@ -182,8 +184,10 @@ class LogStorage {
 
   std::string dir_;
   StorageOptions options_;
-  // Declared before db_, which uses them. table_env_ wraps options_.env (or LevelDB's default).
+  // Declared before db_, which uses them. table_env_ wraps options_.env (or LevelDB's default);
+  // db_env_, when options_.env is unset, wraps table_env_. LevelDB is given db_env().
   std::unique_ptr<PreadEnv> table_env_;
+  std::unique_ptr<PreallocEnv> db_env_;
   std::unique_ptr<leveldb::Cache> block_cache_;
   std::unique_ptr<leveldb::DB> db_;
   // Readers hold it shared; reopen() holds it exclusively while db_ is replaced. Taken before

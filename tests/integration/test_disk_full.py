@@ -136,10 +136,12 @@ class DiskFull(unittest.TestCase):
             lines_before = log_text(self.srv).count("disk full: the Raft log")
             filler = fill(self.fs.path)
             refused = False
-            # Small writes may still fit the log file's last page: write until one waits.
+            # Writes still fit the space the log's write-ahead file holds allocated ahead (up to
+            # 4 MiB, consensus/storage_prealloc_env.h) and its last page: write until one waits,
+            # in 4 KB creates so that 2000 of them are more than that space.
             for i in range(2000):
                 path = "/during-%d-%04d" % (attempt, i)
-                a = writer.create_async(path, b"y" * 200)
+                a = writer.create_async(path, b"y" * 4000)
                 a.wait(2.0)
                 if not a.ready():
                     pending = (a, path)
