@@ -44,6 +44,7 @@ class PreallocatedFile final : public leveldb::WritableFile {
   }
 
   leveldb::Status Close() override {
+    if (fd_ < 0) return leveldb::Status::OK();
     leveldb::Status s = write_buffer();
     // A closed file ends where its bytes end: no zero tail is left for a reader of a clean file.
     if (allocated_ > written_ && ::ftruncate(fd_, static_cast<off_t>(written_)) != 0 && s.ok()) {
@@ -101,7 +102,7 @@ class PreallocatedFile final : public leveldb::WritableFile {
   int fd_;
   std::string buffer_;
   uint64_t written_ = 0;    // bytes of the file that hold appended data
-  uint64_t allocated_ = 0;  // the file's size: written_ plus the preallocated zeros after them
+  uint64_t allocated_ = 0;  // the end of what fallocate gave the file; zeros between written_ and it
   bool preallocate_ = true;
 };
 
