@@ -14,7 +14,7 @@
 // Close() truncates it to the bytes written. LevelDB's log reader skips a zero header (type 0,
 // length 0) without reporting a drop: it is the format's mark for a preallocated region. A crash
 // can leave such a tail; a record torn by the crash is dropped as before (paranoid_checks off,
-// log_storage.cc), and it was never acknowledged, since nothing is before its fdatasync returns.
+// log_storage.cc), and it was never acknowledged: no write is until its fdatasync returns.
 //
 // Invariant: bytes reach the file in the order appended, at the offsets an append-only file would
 // give them; a failed fallocate (e.g. a file system without it) only turns preallocation off for
