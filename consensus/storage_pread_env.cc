@@ -4,19 +4,14 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <string>
 #include <utility>
+
+#include "consensus/storage_posix_status.h"
 
 namespace zkraft::consensus {
 
 namespace {
-
-leveldb::Status posix_error(const std::string& context, int err) {
-  // As LevelDB's own environment does: a missing file is NotFound, which its callers test for.
-  if (err == ENOENT) return leveldb::Status::NotFound(context, std::strerror(err));
-  return leveldb::Status::IOError(context, std::strerror(err));
-}
 
 class PreadFile final : public leveldb::RandomAccessFile {
  public:
@@ -30,7 +25,7 @@ class PreadFile final : public leveldb::RandomAccessFile {
       if (got < 0) {
         if (errno == EINTR) continue;
         *result = leveldb::Slice(scratch, done);
-        return posix_error(name_, errno);
+        return posix_status(name_, errno);
       }
       if (got == 0) break;  // end of file: LevelDB checks the length it got
       done += static_cast<size_t>(got);
@@ -49,7 +44,7 @@ class PreadFile final : public leveldb::RandomAccessFile {
 leveldb::Status PreadEnv::NewRandomAccessFile(const std::string& fname, leveldb::RandomAccessFile** result) {
   *result = nullptr;
   const int fd = ::open(fname.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return posix_error(fname, errno);
+  if (fd < 0) return posix_status(fname, errno);
   *result = new PreadFile(fname, fd);
   return leveldb::Status::OK();
 }

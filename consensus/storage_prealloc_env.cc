@@ -4,10 +4,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
+
+#include "consensus/storage_posix_status.h"
 
 namespace zkraft::consensus {
 
@@ -15,11 +16,6 @@ namespace {
 
 // As LevelDB's own PosixWritableFile: appends gather here and reach the file at Flush or Sync.
 constexpr size_t kBufferBytes = 64 << 10;
-
-leveldb::Status posix_error(const std::string& context, int err) {
-  if (err == ENOENT) return leveldb::Status::NotFound(context, std::strerror(err));
-  return leveldb::Status::IOError(context, std::strerror(err));
-}
 
 bool is_write_ahead_file(std::string_view fname) {
   const size_t slash = fname.rfind('/');
@@ -48,9 +44,9 @@ class PreallocatedFile final : public leveldb::WritableFile {
     leveldb::Status s = write_buffer();
     // A closed file ends where its bytes end: no zero tail is left for a reader of a clean file.
     if (allocated_ > written_ && ::ftruncate(fd_, static_cast<off_t>(written_)) != 0 && s.ok()) {
-      s = posix_error(name_, errno);
+      s = posix_status(name_, errno);
     }
-    if (::close(fd_) != 0 && s.ok()) s = posix_error(name_, errno);
+    if (::close(fd_) != 0 && s.ok()) s = posix_status(name_, errno);
     fd_ = -1;
     return s;
   }
@@ -59,7 +55,7 @@ class PreallocatedFile final : public leveldb::WritableFile {
 
   leveldb::Status Sync() override {
     if (leveldb::Status s = write_buffer(); !s.ok()) return s;
-    if (::fdatasync(fd_) != 0) return posix_error(name_, errno);
+    if (::fdatasync(fd_) != 0) return posix_status(name_, errno);
     return leveldb::Status::OK();
   }
 
@@ -89,7 +85,7 @@ class PreallocatedFile final : public leveldb::WritableFile {
       const ssize_t put = ::pwrite(fd_, p, n, static_cast<off_t>(written_));
       if (put < 0) {
         if (errno == EINTR) continue;
-        return posix_error(name_, errno);
+        return posix_status(name_, errno);
       }
       p += put;
       n -= static_cast<size_t>(put);
@@ -112,7 +108,7 @@ leveldb::Status PreallocEnv::NewWritableFile(const std::string& fname, leveldb::
   if (!is_write_ahead_file(fname)) return target()->NewWritableFile(fname, result);
   *result = nullptr;
   const int fd = ::open(fname.c_str(), O_TRUNC | O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return posix_error(fname, errno);
+  if (fd < 0) return posix_status(fname, errno);
   *result = new PreallocatedFile(fname, fd);
   return leveldb::Status::OK();
 }
