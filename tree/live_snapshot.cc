@@ -12,6 +12,7 @@ namespace zkraft::tree {
 
 LiveSnapshotCheck ZnodeTree::begin_live_snapshot(jute::Writer& w) {
   ZKRAFT_INVARIANT(!live_snapshot_, "one live snapshot at a time");
+  start_change_record();  // this state is the base of the next delta
   auto snap = std::make_unique<LiveSnapshot>();
   LiveSnapshot::Frame top;  // the level above the root: the root alone
   top.copy.push_back(find("/"));
@@ -111,9 +112,12 @@ void ZnodeTree::replace_with(ZnodeTree&& fresh) {
   // The first replacement keeps the tree the snapshot reads; a later one drops a tree the
   // snapshot never saw. Nothing changes the kept tree any more, so no record need be kept from
   // now on: the fresh tree's nodes all carry its own mark.
+  const bool tracking = changes_ != nullptr;
   if (snap && !snap->replaced) snap->replaced = std::make_unique<ZnodeTree>(std::move(*this));
   *this = std::move(fresh);
   live_snapshot_ = std::move(snap);
+  // The state the change record ran from is gone: the next delta needs a full snapshot first.
+  if (tracking) track_changes(true);
 }
 
 }  // namespace zkraft::tree

@@ -39,6 +39,11 @@ void ZnodeTree::write_header(jute::Writer& w) const {
   w.write_int(kMagic);
   w.write_int(kFormat);
   w.write_long(last_zxid_);
+  write_acls_and_quotas(w);
+  w.write_long(static_cast<int64_t>(index_.size()));
+}
+
+void ZnodeTree::write_acls_and_quotas(jute::Writer& w) const {
   w.write_int(static_cast<int32_t>(acls_.next_id()));
   w.write_int(static_cast<int32_t>(acls_.size()));
   acls_.for_each([&](uint32_t id, const std::vector<jute::ACL>& acl) {
@@ -47,7 +52,62 @@ void ZnodeTree::write_header(jute::Writer& w) const {
   });
   w.write_int(static_cast<int32_t>(quota_paths_.size()));
   for (const auto& q : quota_paths_) w.write_string(q);
-  w.write_long(static_cast<int64_t>(index_.size()));
+}
+
+bool ZnodeTree::read_acls_and_quotas(jute::Reader& r, AclCache& acls, std::set<std::string>& quota_paths) {
+  int32_t next_acl = 0, acl_count = 0;
+  if (!r.read_int(next_acl) || !r.read_int(acl_count)) return false;
+  if (next_acl < 1 || acl_count < 0) return false;
+  acls.set_next_id(static_cast<uint32_t>(next_acl));
+  for (int32_t i = 0; i < acl_count; ++i) {
+    int32_t id = 0;
+    std::vector<jute::ACL> acl;
+    if (!r.read_int(id) || !jute::decode(r, acl)) return false;
+    if (id < 1 || !acls.restore_entry(static_cast<uint32_t>(id), std::move(acl))) return false;
+  }
+  int32_t quota_count = 0;
+  if (!r.read_int(quota_count) || quota_count < 0) return false;
+  for (int32_t i = 0; i < quota_count; ++i) {
+    std::string q;
+    if (!r.read_string(q) || q.empty() || q[0] != '/') return false;
+    quota_paths.insert(std::move(q));
+  }
+  return true;
+}
+
+bool ZnodeTree::read_record(jute::Reader& r, jute::Buffer& data, std::string& path, Znode& n) {
+  n = Znode();
+  int32_t acl = 0, kind = 0, cversion = 0;
+  int64_t pzxid = 0, owner = 0;
+  if (!r.read_string(path) || !r.read_buffer(data) || !r.read_long(n.czxid) || !r.read_long(n.mzxid) ||
+      !r.read_long(pzxid) || !r.read_long(n.ctime) || !r.read_long(n.mtime) || !r.read_long(owner) ||
+      !r.read_int(n.version) || !r.read_int(cversion) || !r.read_int(n.aversion) || !r.read_int(acl) ||
+      !r.read_int(kind)) {
+    return false;
+  }
+  if (kind < 0 || kind > static_cast<int32_t>(NodeKind::kTtl)) return false;
+  const NodeKind node_kind = static_cast<NodeKind>(kind);
+  if (acl < 1) return false;
+  n.acl = static_cast<uint32_t>(acl);
+  n.data_null = data.is_null;
+  if (data.is_null && !data.bytes.empty()) return false;
+  n.data.assign(data.bytes);
+  switch (node_kind) {
+    case NodeKind::kEphemeral:
+      if (owner == 0) return false;
+      // An ephemeral never has had a child, so it has a leaf's child stamp (and no room for
+      // another: Znode keeps its owner where a parent keeps its ChildList).
+      if (pzxid != n.czxid || cversion != 0) return false;
+      break;
+    case NodeKind::kTtl:
+      if (owner <= 0 || owner > kMaxTtlMs) return false;
+      break;
+    default:
+      if (owner != 0) return false;
+  }
+  n.set_child_stamp(pzxid, cversion);
+  n.set_kind(node_kind, owner);
+  return validate_path(path);
 }
 
 void ZnodeTree::write_node(jute::Writer& w, const ZnodeEntry& e) {
@@ -121,6 +181,16 @@ bool ZnodeTree::serialize_in_pieces(jute::Writer& w, size_t piece_bytes,
   return ok;
 }
 
+bool ZnodeTree::count_acl_refs(AclCache& acls) const {
+  bool known = true;
+  for_each_preorder([&](const ZnodeEntry& e) {
+    if (!acls.contains(e.second.acl)) return known = false;
+    acls.add_ref(e.second.acl);
+    return true;
+  });
+  return known;
+}
+
 uint64_t ZnodeTree::digest() const {
   Fnv64 hash;
   jute::Writer w;
@@ -134,29 +204,17 @@ uint64_t ZnodeTree::digest() const {
   return hash.h;
 }
 
-bool ZnodeTree::deserialize(jute::Reader& r) {
-  int32_t magic = 0, format = 0, next_acl = 0, acl_count = 0;
+bool ZnodeTree::deserialize(jute::Reader& r) { return deserialize(r, {}); }
+
+bool ZnodeTree::deserialize(jute::Reader& r, std::span<jute::Reader> deltas) {
+  int32_t magic = 0, format = 0;
   int64_t last_zxid = 0, node_count = 0;
   if (!r.read_int(magic) || magic != kMagic || !r.read_int(format) || format != kFormat) return false;
-  if (!r.read_long(last_zxid) || !r.read_int(next_acl) || !r.read_int(acl_count)) return false;
-  if (next_acl < 1 || acl_count < 0) return false;
+  if (!r.read_long(last_zxid)) return false;
 
   ZnodeTree t(EmptyTag{}, options_);
   t.last_zxid_ = last_zxid;
-  t.acls_.set_next_id(static_cast<uint32_t>(next_acl));
-  for (int32_t i = 0; i < acl_count; ++i) {
-    int32_t id = 0;
-    std::vector<jute::ACL> acl;
-    if (!r.read_int(id) || !jute::decode(r, acl)) return false;
-    if (id < 1 || !t.acls_.restore_entry(static_cast<uint32_t>(id), std::move(acl))) return false;
-  }
-  int32_t quota_count = 0;
-  if (!r.read_int(quota_count) || quota_count < 0) return false;
-  for (int32_t i = 0; i < quota_count; ++i) {
-    std::string q;
-    if (!r.read_string(q) || q.empty() || q[0] != '/') return false;
-    t.quota_paths_.insert(std::move(q));
-  }
+  if (!read_acls_and_quotas(r, t.acls_, t.quota_paths_)) return false;
   if (!r.read_long(node_count) || node_count < 1) return false;
   // Each node takes at least 77 bytes on the wire, which bounds the reservation by the input.
   // A quarter more than the snapshot holds: the log replayed after it (up to snapCount entries)
@@ -178,40 +236,7 @@ bool ZnodeTree::deserialize(jute::Reader& r) {
   };
   // Reads and checks the next record (everything but where it goes in the tree).
   auto decode = [&](Record& rec) {
-    Znode& n = rec.node;
-    n = Znode();
-    int32_t acl = 0, kind = 0, cversion = 0;
-    int64_t pzxid = 0, owner = 0;
-    if (!r.read_string(rec.path) || !r.read_buffer(data) || !r.read_long(n.czxid) ||
-        !r.read_long(n.mzxid) || !r.read_long(pzxid) || !r.read_long(n.ctime) ||
-        !r.read_long(n.mtime) || !r.read_long(owner) || !r.read_int(n.version) ||
-        !r.read_int(cversion) || !r.read_int(n.aversion) || !r.read_int(acl) ||
-        !r.read_int(kind)) {
-      return false;
-    }
-    if (kind < 0 || kind > static_cast<int32_t>(NodeKind::kTtl)) return false;
-    const NodeKind node_kind = static_cast<NodeKind>(kind);
-    if (acl < 1 || !t.acls_.contains(static_cast<uint32_t>(acl))) return false;
-    n.acl = static_cast<uint32_t>(acl);
-    n.data_null = data.is_null;
-    if (data.is_null && !data.bytes.empty()) return false;
-    n.data.assign(data.bytes);
-    switch (node_kind) {
-      case NodeKind::kEphemeral:
-        if (owner == 0) return false;
-        // An ephemeral never has had a child, so it has a leaf's child stamp (and no room for
-        // another: Znode keeps its owner where a parent keeps its ChildList).
-        if (pzxid != n.czxid || cversion != 0) return false;
-        break;
-      case NodeKind::kTtl:
-        if (owner <= 0 || owner > kMaxTtlMs) return false;
-        break;
-      default:
-        if (owner != 0) return false;
-    }
-    n.set_child_stamp(pzxid, cversion);
-    n.set_kind(node_kind, owner);
-    if (!validate_path(rec.path)) return false;
+    if (!read_record(r, data, rec.path, rec.node) || !t.acls_.contains(rec.node.acl)) return false;
     rec.path_hash = PathIndex::hash(rec.path);
     return true;
   };
@@ -250,6 +275,9 @@ bool ZnodeTree::deserialize(jute::Reader& r) {
   if (pending && !insert(*pending)) return false;
   if (!r.ok()) return false;
   t.acls_.purge_unused();
+  for (jute::Reader& d : deltas) {
+    if (!t.apply_delta(d)) return false;
+  }
   replace_with(std::move(t));
   return true;
 }

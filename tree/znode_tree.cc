@@ -154,7 +154,8 @@ ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_sav
   if (parent) {
     before_child_list_change(parent);
     std::vector<ZnodeEntry*>* kids = &parent->second.child_list().entries;
-    if (at_saved_index && saved_index < kids->size()) {
+    const bool in_place = at_saved_index && saved_index < kids->size();
+    if (in_place) {
       // Undo of a swap-remove: the element that filled the hole goes back to the end.
       ZnodeEntry* moved = (*kids)[saved_index];
       moved->second.index_in_parent = static_cast<uint32_t>(kids->size());
@@ -166,6 +167,7 @@ ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_sav
       kids->push_back(e);
     }
     ZKRAFT_INVARIANT((*kids)[n.index_in_parent] == e, "a child knows its place in the parent's list");
+    if (changes_) record_link(*e, in_place ? static_cast<int32_t>(saved_index) : -1);
   }
   acls_.add_ref(n.acl);
   data_size_ += size_of(key, n);
@@ -186,6 +188,7 @@ ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_sav
 
 Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
   keep_pre_image(e);
+  if (changes_ && parent) record_unlink(*e);
   std::string_view key = e->first;
   Znode& n = e->second;
   unhash(*e, content_hash(*e) + meta_hash(*e));

@@ -24,9 +24,11 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -192,6 +194,31 @@ class ZnodeTree {
   // Replaces the contents with a serialized state. Bounded by the reader; returns false (and
   // leaves the tree unchanged) on malformed or inconsistent input.
   bool deserialize(jute::Reader& r);
+  // The same, then each delta in order (write_delta's bytes, each against the state before it).
+  // False, and the tree unchanged, if any of them is malformed or does not arrive at the state
+  // its writer had (the node count and rolling digest it names).
+  bool deserialize(jute::Reader& r, std::span<jute::Reader> deltas);
+
+  // ---- Incremental snapshots (deltas). ----
+  // With change tracking on, the tree keeps a change record from one snapshot point to the
+  // next: which nodes changed (their records are written whole) and every child link and
+  // unlink in the order it happened, so the child lists of a restore come out in the same order
+  // (a removal moves the last child into the hole). A delta written at a point is the state at
+  // that point as changes to the state at the point before: with the snapshot of that earlier
+  // state, deserialize() arrives at this one. Its size follows the writes since the last point,
+  // not the tree. Points: start_change_record() (the caller takes a full snapshot of this
+  // state; begin_live_snapshot calls it), and write_delta() itself.
+  void track_changes(bool on);
+  bool tracking_changes() const { return changes_ != nullptr; }
+  void start_change_record();
+  // Tracking is on, and no restore replaced the tree since the last point.
+  bool delta_possible() const { return changes_ && !changes_->base_lost; }
+  // About how many bytes write_delta() would write now (for the choice between a delta and a
+  // full snapshot). O(nodes changed).
+  uint64_t pending_delta_bytes() const;
+  // Writes the delta since the last point (delta_possible() must hold) and makes now a point.
+  // Written whole on the calling thread.
+  void write_delta(jute::Writer& w);
   // 64-bit hash of the whole state as serialize() writes it: equal digests = equal trees. O(n).
   uint64_t digest() const;
   // O(1) digest kept up to date by every change: the sum of a 64-bit hash of each node (path,
@@ -259,6 +286,7 @@ class ZnodeTree {
     NodeChange(ZnodeTree& t, ZnodeEntry* e, Touches what)
         : t_(t), e_(e), data_(what == Touches::kMetaAndData) {
       t_.keep_pre_image(e_);
+      if (t_.changes_) t_.changes_->changed.insert(e_);
       t_.unhash(*e_, meta_hash(*e_) + (data_ ? content_hash(*e_) : 0));
     }
     ~NodeChange() { t_.hash(*e_, meta_hash(*e_) + (data_ ? content_hash(*e_) : 0)); }
@@ -303,6 +331,27 @@ class ZnodeTree {
   void replace_data(ZnodeEntry* e, std::string data);
 
   void write_header(jute::Writer& w) const;
+  // The ACL table and the quota paths, as the snapshot header and the delta header hold them.
+  void write_acls_and_quotas(jute::Writer& w) const;
+  // Reads what write_acls_and_quotas wrote into a fresh table and set.
+  static bool read_acls_and_quotas(jute::Reader& r, AclCache& acls, std::set<std::string>& quota_paths);
+  // Reads one record as write_node wrote it, with every check that needs no tree but the ACL
+  // id's presence (the caller's table). `data` is scratch, reused between calls.
+  static bool read_record(jute::Reader& r, jute::Buffer& data, std::string& path, Znode& n);
+  // Applies one delta (write_delta's bytes) to this tree, a fresh one being restored.
+  bool apply_delta(jute::Reader& r);
+  // Counts every node's ACL id in `acls` (add_ref); false if one is not there.
+  bool count_acl_refs(AclCache& acls) const;
+  // The change record: links as (1, path, index or -1 for appended, kind, owner), unlinks as
+  // (0, path), in jute encoding as write_delta writes them.
+  struct ChangeRecord {
+    jute::Writer links;
+    uint32_t link_count = 0;
+    std::unordered_set<const ZnodeEntry*> changed;  // live nodes changed or created since the point
+    bool base_lost = false;                          // a restore replaced the tree since the point
+  };
+  void record_link(const ZnodeEntry& e, int32_t at);
+  void record_unlink(const ZnodeEntry& e);
   // Before a node changes or goes: keeps its record and child list if a live snapshot has not
   // written them yet.
   void keep_pre_image(ZnodeEntry* e) {
@@ -374,6 +423,7 @@ class ZnodeTree {
   // the new value once it has written or kept its record.
   std::unique_ptr<LiveSnapshot> live_snapshot_;
   bool snapshot_mark_ = false;
+  std::unique_ptr<ChangeRecord> changes_;  // null while change tracking is off
 };
 
 }  // namespace zkraft::tree
