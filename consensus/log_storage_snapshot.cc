@@ -62,9 +62,17 @@ Status LogStorage::sweep_snapshot_files(uint64_t* max_generation) {
     if (leveldb::Status s = env()->GetFileSize(path, &size); !s.ok()) {
       return Status::corruption("the stored snapshot's data " + path + " is missing: " + describe(s));
     }
-    if (size != snapshot_->data_size) {
+    if (size < snapshot_->data_size) {
       return Status::corruption("the stored snapshot's data " + path + " has " + std::to_string(size) +
                                 " bytes, its record says " + std::to_string(snapshot_->data_size));
+    }
+    if (size > snapshot_->data_size) {
+      // An append (SnapshotFileTarget) written but never published: not part of the snapshot.
+      if (::truncate(path.c_str(), static_cast<off_t>(snapshot_->data_size)) != 0) {
+        return Status::io_error("cutting the unpublished append off " + path + ": " + std::strerror(errno));
+      }
+      spdlog::info("log storage {}: cut {} bytes of an unpublished append off the stored snapshot's data", dir_,
+                   size - snapshot_->data_size);
     }
   }
   return Status::ok();
@@ -108,6 +116,7 @@ Status LogStorage::write_snapshot_data(const SnapshotMeta& meta, std::string_vie
   rec.meta = meta;
   rec.generation = next_snapshot_generation_.fetch_add(1);
   rec.data_size = data.size();
+  rec.full_size = data.size();
   rec.in_file = true;
   const std::string path = snapshot_path(rec.generation);
   leveldb::WritableFile* raw = nullptr;
@@ -166,6 +175,15 @@ SnapshotFileTarget LogStorage::snapshot_file_target() {
   t.token = next_snapshot_generation_.fetch_add(1);
   t.path = snapshot_path(t.token);
   t.sync_bytes = std::max<uint64_t>(options_.snapshot_sync_bytes, 1);
+  std::shared_lock lock(meta_mu_);
+  if (snapshot_ && snapshot_->in_file) {
+    t.stored_index = snapshot_->meta.index;
+    t.stored_generation = snapshot_->generation;
+    t.stored_path = snapshot_path(snapshot_->generation);
+    t.stored_size = snapshot_->data_size;
+    t.stored_crc = snapshot_->data_crc;
+    t.stored_full_size = snapshot_->full_size;
+  }
   return t;
 }
 
@@ -175,24 +193,57 @@ Status LogStorage::publish_snapshot_file(const SnapshotMeta& meta, const Snapsho
   if (leveldb::Status s = env()->GetFileSize(path, &size); !s.ok()) {
     return Status::corruption("the snapshot file " + path + " to publish is missing: " + describe(s));
   }
-  if (size != file.size) {
-    env()->RemoveFile(path);
-    return Status::corruption("the snapshot file " + path + " has " + std::to_string(size) +
-                              " bytes, its writer wrote " + std::to_string(file.size));
-  }
   PreparedSnapshot prepared;
   prepared.record.meta = meta;
   prepared.record.generation = file.token;
   prepared.record.data_size = file.size;
   prepared.record.data_crc = file.crc32c;
+  prepared.record.full_size = file.size;
   prepared.record.in_file = true;
+  if (file.appended) {
+    // Only onto the very bytes it was appended to: if another snapshot was stored meanwhile (a
+    // leader's), the append belongs to a file that is no longer the snapshot.
+    std::optional<SnapshotRecord> stored;
+    {
+      std::shared_lock lock(meta_mu_);
+      stored = snapshot_;
+    }
+    if (!stored || !stored->in_file || stored->generation != file.token || stored->data_size != file.appended_to) {
+      return Status::error(Status::Code::kSnapshotOutOfDate,
+                           "the snapshot at " + std::to_string(meta.index) + " was appended to a stored snapshot " +
+                               "that another has replaced since");
+    }
+    if (size < file.size) {
+      return Status::corruption("the snapshot file " + path + " has " + std::to_string(size) +
+                                " bytes, its appender wrote up to " + std::to_string(file.size));
+    }
+    prepared.record.full_size = stored->full_size;
+    return publish_snapshot(prepared);
+  }
+  if (size != file.size) {
+    env()->RemoveFile(path);
+    return Status::corruption("the snapshot file " + path + " has " + std::to_string(size) +
+                              " bytes, its writer wrote " + std::to_string(file.size));
+  }
   return publish_snapshot(prepared);
 }
 
 void LogStorage::discard_snapshot_file(const SnapshotFileWritten& file) {
   {
     std::shared_lock lock(meta_mu_);
-    if (snapshot_ && snapshot_->in_file && snapshot_->generation == file.token) return;
+    if (snapshot_ && snapshot_->in_file && snapshot_->generation == file.token) {
+      // An append to the stored snapshot's file, declined: its bytes go, if they are still the
+      // file's last (under the lock, no publish moves the record meanwhile).
+      const std::string path = snapshot_path(file.token);
+      struct stat st {};
+      if (file.appended && file.appended_to >= snapshot_->data_size && ::stat(path.c_str(), &st) == 0 &&
+          static_cast<uint64_t>(st.st_size) == file.size) {
+        if (::truncate(path.c_str(), static_cast<off_t>(file.appended_to)) != 0) {
+          spdlog::warn("log storage {}: cutting a declined append off {}: {}", dir_, path, std::strerror(errno));
+        }
+      }
+      return;
+    }
   }
   remover_->remove(snapshot_path(file.token));
 }
@@ -202,14 +253,16 @@ Status LogStorage::publish_snapshot(const PreparedSnapshot& prepared) {
   ZKRAFT_INVARIANT(rec.in_file, "a prepared snapshot's data is in its file");
   // On failure the file stays until the next open() removes it (nothing names it).
   if (Status r = reopen_if_needed(); !r.is_ok()) return r;
-  if (Status s = check_snapshot_is_newer(rec.meta); !s.is_ok()) {
-    env()->RemoveFile(snapshot_path(rec.generation));
-    return s;
-  }
   std::optional<SnapshotRecord> old;
   {
     std::shared_lock lock(meta_mu_);
     old = snapshot_;
+  }
+  // An append's file is the stored snapshot's own: it stays, and is never removed as the old one.
+  const bool same_file = old && old->in_file && old->generation == rec.generation;
+  if (Status s = check_snapshot_is_newer(rec.meta); !s.is_ok()) {
+    if (!same_file) env()->RemoveFile(snapshot_path(rec.generation));
+    return s;
   }
   const SnapshotMeta& meta = rec.meta;
   Term t = 0;
@@ -242,7 +295,9 @@ Status LogStorage::publish_snapshot(const PreparedSnapshot& prepared) {
 
   // The old data is unreachable now; removing it may be lost in a crash (open() sweeps it). Not
   // on this thread: freeing a large file's blocks holds the caller for as long as 230 ms.
-  if (old && old->in_file) {
+  if (same_file) {
+    // Nothing to remove: the file goes on, longer.
+  } else if (old && old->in_file) {
     remover_->remove(snapshot_path(old->generation));
   } else if (old) {
     leveldb::WriteBatch del;
@@ -277,7 +332,8 @@ Status LogStorage::map_snapshot(SnapshotMeta* meta, MappedSnapshot* out, Mapping
     ::close(fd);
     return Status::io_error("reading the size of " + path + ": " + std::strerror(err));
   }
-  if (static_cast<uint64_t>(st.st_size) != rec->data_size) {
+  // Longer is an append under way (or one never published): only data_size bytes are this snapshot.
+  if (static_cast<uint64_t>(st.st_size) < rec->data_size) {
     ::close(fd);
     return Status::corruption("snapshot at index " + std::to_string(rec->meta.index) + " in " + dir_ +
                               ": its file does not have the " + std::to_string(rec->data_size) +
@@ -352,9 +408,8 @@ Status LogStorage::load_snapshot(SnapshotMeta* meta, std::string* data) const {
       crc = crc32c_extend(crc, out.data() + off, got.size());
       off += got.size();
     }
-    char extra = 0;
-    leveldb::Slice more;
-    if (off < out.size() || !file->Read(1, &more, &extra).ok() || !more.empty()) {
+    // A longer file is an append under way: only data_size bytes are this snapshot.
+    if (off < out.size()) {
       return Status::corruption("snapshot at index " + std::to_string(rec->meta.index) + " in " + dir_ +
                                 ": its file does not have the " + std::to_string(rec->data_size) +
                                 " bytes its record says");

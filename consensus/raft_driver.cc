@@ -372,6 +372,12 @@ void RaftDriver::snapshot_file_answered(Index index, const Status& s, const Snap
       last_snapshot_index_ = std::max(last_snapshot_index_, index);
       return;
     }
+    // An append to the stored snapshot's file found it replaced (a leader's snapshot stored
+    // meanwhile) and wrote nothing: that newer snapshot stands, and the next is tried as usual.
+    if (s.code() == Status::Code::kSnapshotOutOfDate) {
+      last_snapshot_index_ = std::max(last_snapshot_index_, index);
+      return;
+    }
     fail("writing the snapshot's file failed: " + s.to_string());
     return;
   }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -48,9 +49,11 @@ SnapshotFileWriter::~SnapshotFileWriter() {
 
 void SnapshotFileWriter::abandon() {
   if (fd_ >= 0) {
+    // An append takes back what it wrote: the stored snapshot's file stays as it was.
+    if (appending_) (void)::ftruncate(fd_, static_cast<off_t>(appended_to_));
     ::close(fd_);
     fd_ = -1;
-    ::unlink(target_.path.c_str());
+    if (!appending_) ::unlink(target_.path.c_str());
   }
 }
 
@@ -59,6 +62,31 @@ int SnapshotFileWriter::open(const SnapshotFileTarget& target) {
   target_ = target;
   fd_ = ::open(target.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   return fd_ >= 0 ? 0 : errno;
+}
+
+int SnapshotFileWriter::open_append(const SnapshotFileTarget& target) {
+  if (fd_ >= 0 || finished_) return EBUSY;
+  if (target.stored_index == 0) return EINVAL;
+  target_ = target;
+  target_.path = target.stored_path;
+  fd_ = ::open(target_.path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd_ < 0) return errno;
+  // Exactly the stored bytes, or the target is out of date: bytes beyond them may be an append
+  // published since, and the file of a snapshot replaced since may be cut short already.
+  const off_t at = static_cast<off_t>(target.stored_size);
+  struct stat st {};
+  int err = ::fstat(fd_, &st) != 0 ? errno : st.st_size != at ? ESTALE : 0;
+  if (err == 0 && ::lseek(fd_, at, SEEK_SET) != at) err = errno;
+  if (err != 0) {
+    ::close(fd_);
+    fd_ = -1;
+    return err;
+  }
+  appending_ = true;
+  appended_to_ = target.stored_size;
+  size_ = target.stored_size;
+  crc_ = target.stored_crc;
+  return 0;
 }
 
 int SnapshotFileWriter::append(std::string_view bytes) {
@@ -86,10 +114,20 @@ int SnapshotFileWriter::finish(SnapshotFileWritten* out) {
   fd_ = -1;
   if (::close(fd) != 0) {
     const int err = errno;
-    ::unlink(target_.path.c_str());
+    if (!appending_) ::unlink(target_.path.c_str());
     return err;
   }
   // The file's name must be durable before a record naming it is.
+  if (appending_) {
+    // The name is the stored snapshot's, durable already.
+    finished_ = true;
+    out->token = target_.stored_generation;
+    out->size = size_;
+    out->crc32c = crc_;
+    out->appended = true;
+    out->appended_to = appended_to_;
+    return 0;
+  }
   if (int err = sync_directory(directory_of(target_.path)); err != 0) {
     ::unlink(target_.path.c_str());
     return err;

@@ -27,6 +27,11 @@ class SnapshotFileWriter {
 
   // Creates the file (it must not exist yet). 0, or the errno of the failed call.
   int open(const SnapshotFileTarget& target);
+  // Opens the target's stored snapshot file (target.stored_index != 0) to append to it after its
+  // stored_size bytes, with the CRC carried on from stored_crc. ESTALE if the file does not hold
+  // exactly stored_size bytes (the target is out of date), or the errno of the failed call. An
+  // append not finished is cut off again when the writer goes away.
+  int open_append(const SnapshotFileTarget& target);
   // Appends `bytes`, syncing whenever target.sync_bytes more were written. 0 or an errno.
   int append(std::string_view bytes);
   // Syncs and closes the file, then syncs its directory. 0 (and *out) or an errno.
@@ -43,6 +48,8 @@ class SnapshotFileWriter {
   SnapshotFileTarget target_;
   int fd_ = -1;
   bool finished_ = false;
+  bool appending_ = false;
+  uint64_t appended_to_ = 0;
   uint64_t size_ = 0;
   uint64_t unsynced_ = 0;
   uint32_t crc_ = 0;

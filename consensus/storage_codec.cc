@@ -210,6 +210,7 @@ std::string encode_snapshot_record(const SnapshotRecord& r) {
   put_u64(v, r.chunk_count);
   put_u32(v, r.data_crc);
   v.push_back(r.in_file ? 1 : 0);
+  put_u64(v, r.full_size);
   seal(v);
   return v;
 }
@@ -224,15 +225,20 @@ bool decode_snapshot_record(std::string_view value, SnapshotRecord* out) {
   in.remove_prefix(16);
   if (!get_ids(in, &out->meta.membership.voters)) return false;
   if (!get_ids(in, &out->meta.membership.learners)) return false;
-  if (in.size() != 28 && in.size() != 29) return false;
+  if (in.size() != 28 && in.size() != 29 && in.size() != 37) return false;
   out->generation = get_u64(in.data());
   out->data_size = get_u64(in.data() + 8);
   out->chunk_count = get_u64(in.data() + 16);
   out->data_crc = get_u32(in.data() + 24);
   out->in_file = false;
-  if (in.size() == 29) {
+  out->full_size = out->data_size;
+  if (in.size() >= 29) {
     if (in[28] != 0 && in[28] != 1) return false;
     out->in_file = in[28] == 1;
+  }
+  if (in.size() == 37) {
+    out->full_size = get_u64(in.data() + 29);
+    if (out->full_size > out->data_size) return false;
   }
   return true;
 }

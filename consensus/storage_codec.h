@@ -110,6 +110,9 @@ struct SnapshotRecord {
   uint64_t chunk_count = 0;  // chunks only
   uint32_t data_crc = 0;     // crc32c of the whole data
   bool in_file = false;      // the data is the file snapshot_file_name(generation)
+  // Of data_size, the bytes written when the file was made; the rest were appended since
+  // (SnapshotFileTarget). Records from before appends existed decode with data_size.
+  uint64_t full_size = 0;
 };
 std::string encode_snapshot_record(const SnapshotRecord& r);
 bool decode_snapshot_record(std::string_view value, SnapshotRecord* out);

@@ -32,18 +32,34 @@ SnapshotBytes snapshot_in_memory(std::string bytes);
 // Where the application may write its own snapshot itself, so that the bytes never pass through
 // the driver whole (RaftDriverStorage::own_snapshot_file): a new file at `path`, synced every
 // `sync_bytes` while written. `token` names it to the storage that handed it out.
+//
+// The stored snapshot, when its data is a file: the application may instead append to that file
+// what turns its state into the new one (an incremental snapshot: the stored bytes followed by
+// the appended ones are the new snapshot), if its own state was at stored_index when the stored
+// one was taken. `stored_size` bytes are the stored snapshot's, with CRC-32C `stored_crc`;
+// `stored_full_size` of them were written whole, the rest appended since.
 struct SnapshotFileTarget {
   uint64_t token = 0;
   std::string path;
   uint64_t sync_bytes = 0;
+  uint64_t stored_index = 0;  // 0: nothing to append to
+  uint64_t stored_generation = 0;
+  std::string stored_path;
+  uint64_t stored_size = 0;
+  uint32_t stored_crc = 0;
+  uint64_t stored_full_size = 0;
 };
 
 // A snapshot file the application wrote at a target's path: `size` bytes with CRC-32C `crc32c`,
-// synced, and its directory entry synced too, so a record naming it may be published.
+// synced, and its directory entry synced too, so a record naming it may be published. Appended:
+// the stored file (generation `token`) holds `size` bytes now, of which the first `appended_to`
+// were the stored snapshot's when the target was handed out; `crc32c` covers all `size`.
 struct SnapshotFileWritten {
   uint64_t token = 0;
   uint64_t size = 0;
   uint32_t crc32c = 0;
+  bool appended = false;
+  uint64_t appended_to = 0;
 };
 
 enum class EntryType : uint8_t {

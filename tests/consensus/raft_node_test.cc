@@ -243,12 +243,15 @@ TEST(RaftNode, WholeClusterRestartReappliesCommittedLog) {
 
 // The snapshots are the app's bytes, or files the app wrote itself (as the server's forked child
 // does), which the leader must read back from its published file to send to the wiped node.
-void snapshot_compaction_and_install(bool app_writes_files) {
+// With appends, every snapshot after the first is the entries since the stored one appended to
+// its file: the wiped node is sent the whole file, and a restart restores it.
+void snapshot_compaction_and_install(bool app_writes_files, bool app_appends = false) {
   RaftNodeOptions o = fast_options();
   o.snapshot_every = 40;
   o.keep_tail = 10;
   RaftNodeCluster c(o);
   c.apps_write_snapshot_files = app_writes_files;
+  c.apps_append_snapshot_files = app_appends;
   c.start({1, 2, 3}, kThree);
   auto payloads = numbered("s", 0, 150);
   propose_all(c, payloads);
@@ -276,6 +279,7 @@ void snapshot_compaction_and_install(bool app_writes_files) {
 
   // A node restarting on a directory with a snapshot restores it in open() and replays after it.
   NodeId other = 6 - lead - victim;
+  const int other_appended = c.app(other).snapshots_appended;
   c.kill(other);
   c.open_node(other);
   EXPECT_EQ(c.app(other).snapshots_restored, 1);
@@ -286,15 +290,28 @@ void snapshot_compaction_and_install(bool app_writes_files) {
   EXPECT_EQ(c.app(other).data(), all);
   if (app_writes_files) {
     EXPECT_GT(c.app(lead).snapshots_written_to_files, 0);
-    EXPECT_EQ(c.app(lead).snapshots_written_to_files, c.app(lead).snapshots_taken);
+    EXPECT_EQ(c.app(lead).snapshots_written_to_files,
+              c.app(lead).snapshots_taken + c.app(lead).snapshots_appended);
   } else {
     EXPECT_EQ(c.app(lead).snapshots_written_to_files, 0);
+  }
+  if (app_appends) {
+    // Two rounds of proposals, two snapshots on each node: the first whole, the second appended.
+    EXPECT_EQ(c.app(lead).snapshots_taken, 1);
+    EXPECT_GE(c.app(lead).snapshots_appended, 1);
+    EXPECT_GE(other_appended, 1);  // so its restart restored a file with an append
+  } else {
+    EXPECT_EQ(c.app(lead).snapshots_appended, 0);
   }
 }
 
 TEST(RaftNode, SnapshotCompactionAndWipedNodeCatchesUpByInstallSnapshot) { snapshot_compaction_and_install(false); }
 
 TEST(RaftNode, SnapshotFilesWrittenByTheAppCompactAndInstallOnAWipedNode) { snapshot_compaction_and_install(true); }
+
+TEST(RaftNode, SnapshotsAppendedToTheStoredFileCompactAndInstallOnAWipedNode) {
+  snapshot_compaction_and_install(true, true);
+}
 
 TEST(RaftNode, LaggingNodeGetsSnapshotOverItsOldLogAndRestartsFromIt) {
   RaftNodeOptions o = fast_options();

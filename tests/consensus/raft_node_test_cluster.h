@@ -58,10 +58,30 @@ class RecordingApp : public RaftApplication {
       RaftApplication::request_snapshot_file(index, target, std::move(reply), std::move(file_reply));
       return;
     }
-    const std::string bytes = take_snapshot();
     SnapshotFileWriter writer;
     SnapshotFileWritten written;
-    int err = writer.open(target);
+    std::string bytes;
+    int err = 0;
+    if (append_snapshot_files && target.stored_index != 0) {
+      // The record is a list of entries, so the entries applied since the stored snapshot,
+      // appended to its file, are the snapshot at `index` (an incremental snapshot).
+      for (const auto& [at, data] : applied) {
+        if (at <= target.stored_index) continue;
+        append_u64(bytes, at);
+        append_u64(bytes, data.size());
+        bytes += data;
+      }
+      err = writer.open_append(target);
+      if (err == ESTALE) {  // the stored snapshot changed since the target was handed out
+        ++snapshots_stale;
+        file_reply(index, Status::error(Status::Code::kSnapshotOutOfDate, "stale"), written);
+        return;
+      }
+      ++snapshots_appended;
+    } else {
+      bytes = take_snapshot();
+      err = writer.open(target);
+    }
     if (err == 0) err = writer.append(bytes);
     if (err == 0) err = writer.finish(&written);
     EXPECT_EQ(err, 0) << target.path << ": " << std::strerror(err);
@@ -139,7 +159,10 @@ class RecordingApp : public RaftApplication {
   Record applied;
   int snapshots_taken = 0;
   bool write_snapshot_files = false;
+  bool append_snapshot_files = false;  // with write_snapshot_files: append when a snapshot is stored
   int snapshots_written_to_files = 0;
+  int snapshots_appended = 0;
+  int snapshots_stale = 0;
   int snapshots_restored = 0;
   std::vector<Index> restored_at;
   std::vector<Membership> memberships;
@@ -192,6 +215,7 @@ class RaftNodeCluster {
 
   // Apps opened from now on write their snapshots into the storage's files themselves.
   bool apps_write_snapshot_files = false;
+  bool apps_append_snapshot_files = false;
 
   // Opens and starts nodes `ids` (all voters of the bootstrap membership `bootstrap`).
   void start(const std::vector<NodeId>& ids, const Membership& bootstrap) {
@@ -212,6 +236,7 @@ class RaftNodeCluster {
     m.dir = (root_ / ("node" + std::to_string(id))).string();
     m.app = std::make_unique<RecordingApp>();
     m.app->write_snapshot_files = apps_write_snapshot_files;
+    m.app->append_snapshot_files = apps_append_snapshot_files;
     RaftNodeOptions o = base_;
     o.id = id;
     o.dir = m.dir;

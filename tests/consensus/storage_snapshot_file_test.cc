@@ -31,9 +31,36 @@ using testing::TempDir;
 // Written before snapshot files: no in_file byte. Still read, as data in chunks.
 std::string legacy_record(const storage::SnapshotRecord& r) {
   std::string v = storage::encode_snapshot_record(r);
-  v.resize(v.size() - 5);  // the CRC and the in_file byte
+  v.resize(v.size() - 13);  // the CRC, full_size and the in_file byte
   storage::put_u32(v, crc32c(v));
   return v;
+}
+
+// Written before appends to the stored file: no full_size. Read as all of the data.
+std::string record_before_appends(const storage::SnapshotRecord& r) {
+  std::string v = storage::encode_snapshot_record(r);
+  v.resize(v.size() - 12);  // the CRC and full_size
+  storage::put_u32(v, crc32c(v));
+  return v;
+}
+
+TEST(StorageCodec, SnapshotRecordKeepsItsFullSizeAndOneWrittenBeforeAppendsIsAllFull) {
+  storage::SnapshotRecord r;
+  r.meta = SnapshotMeta{42, 5, Membership{{1}, {}}};
+  r.generation = 9;
+  r.data_size = 1000;
+  r.full_size = 600;
+  r.in_file = true;
+  storage::SnapshotRecord d;
+  ASSERT_TRUE(storage::decode_snapshot_record(storage::encode_snapshot_record(r), &d));
+  EXPECT_EQ(d.full_size, 600u);
+  EXPECT_EQ(d.data_size, 1000u);
+  EXPECT_TRUE(d.in_file);
+  ASSERT_TRUE(storage::decode_snapshot_record(record_before_appends(r), &d));
+  EXPECT_EQ(d.full_size, 1000u);
+  EXPECT_TRUE(d.in_file);
+  r.full_size = 1001;  // more written whole than there is
+  EXPECT_FALSE(storage::decode_snapshot_record(storage::encode_snapshot_record(r), &d));
 }
 
 TEST(StorageCodec, SnapshotRecordWithoutTheFileByteIsInChunks) {
@@ -50,7 +77,7 @@ TEST(StorageCodec, SnapshotRecordWithoutTheFileByteIsInChunks) {
   EXPECT_EQ(d.generation, 7u);
   EXPECT_EQ(d.chunk_count, 1u);
   std::string bad = storage::encode_snapshot_record(r);
-  bad[bad.size() - 5] = 2;  // neither chunks nor file
+  bad[bad.size() - 13] = 2;  // neither chunks nor file (before full_size and the checksum)
   bad.resize(bad.size() - 4);
   storage::put_u32(bad, crc32c(std::string_view(bad)));
   EXPECT_FALSE(storage::decode_snapshot_record(bad, &d));
