@@ -189,10 +189,6 @@ SnapshotFileTarget LogStorage::snapshot_file_target() {
 
 Status LogStorage::publish_snapshot_file(const SnapshotMeta& meta, const SnapshotFileWritten& file) {
   const std::string path = snapshot_path(file.token);
-  uint64_t size = 0;
-  if (leveldb::Status s = env()->GetFileSize(path, &size); !s.ok()) {
-    return Status::corruption("the snapshot file " + path + " to publish is missing: " + describe(s));
-  }
   PreparedSnapshot prepared;
   prepared.record.meta = meta;
   prepared.record.generation = file.token;
@@ -200,19 +196,26 @@ Status LogStorage::publish_snapshot_file(const SnapshotMeta& meta, const Snapsho
   prepared.record.data_crc = file.crc32c;
   prepared.record.full_size = file.size;
   prepared.record.in_file = true;
+  std::optional<SnapshotRecord> stored;
   if (file.appended) {
     // Only onto the very bytes it was appended to: if another snapshot was stored meanwhile (a
     // leader's), the append belongs to a file that is no longer the snapshot.
-    std::optional<SnapshotRecord> stored;
     {
       std::shared_lock lock(meta_mu_);
       stored = snapshot_;
     }
+    // First: the file of a replaced snapshot may be gone already.
     if (!stored || !stored->in_file || stored->generation != file.token || stored->data_size != file.appended_to) {
       return Status::error(Status::Code::kSnapshotOutOfDate,
                            "the snapshot at " + std::to_string(meta.index) + " was appended to a stored snapshot " +
                                "that another has replaced since");
     }
+  }
+  uint64_t size = 0;
+  if (leveldb::Status s = env()->GetFileSize(path, &size); !s.ok()) {
+    return Status::corruption("the snapshot file " + path + " to publish is missing: " + describe(s));
+  }
+  if (file.appended) {
     if (size < file.size) {
       return Status::corruption("the snapshot file " + path + " has " + std::to_string(size) +
                                 " bytes, its appender wrote up to " + std::to_string(file.size));

@@ -123,6 +123,7 @@ struct Config {
   // Requests slower than this (received to replied) are logged with the time of each stage.
   int32_t slow_request_threshold_ms = 1000;
   bool snapshot_in_child_process = false;  // zkraft.snapshotInChildProcess: fork, not live
+  bool snapshot_appends = true;            // zkraft.snapshotAppends: incremental snapshots
 
   int32_t max_cnxns = 0;  // zookeeper.maxCnxns: client connections in total; 0 = unlimited
   // A connection whose unsent output (replies and watch events the client does not read) passes

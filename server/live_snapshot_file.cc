@@ -5,8 +5,8 @@
 namespace zkraft::server {
 
 LiveSnapshotFile::LiveSnapshotFile(const consensus::SnapshotFileTarget& target, std::function<void()> on_room,
-                                   Done done, std::optional<tree::LiveSnapshotCheck> check)
-    : target_(target), on_room_(std::move(on_room)), done_(std::move(done)), check_(std::move(check)) {
+                                   Done done, std::optional<tree::LiveSnapshotCheck> check, Into into)
+    : target_(target), into_(into), on_room_(std::move(on_room)), done_(std::move(done)), check_(std::move(check)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -49,7 +49,7 @@ void LiveSnapshotFile::finish() {
 
 void LiveSnapshotFile::run() {
   consensus::SnapshotFileWriter writer;  // its destructor removes a file not finished
-  int err = writer.open(target_);
+  int err = into_ == Into::kStoredFile ? writer.open_append(target_) : writer.open(target_);
   while (true) {
     std::string piece;
     bool room_now = false;

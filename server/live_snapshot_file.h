@@ -31,9 +31,12 @@ class LiveSnapshotFile {
   using Done = std::function<void(int err, const consensus::SnapshotFileWritten& written)>;
 
   // With a check, the writer thread runs every piece through it and, at finish(), stops the
-  // process (an invariant) if the snapshot is not the tree at its start.
+  // process (an invariant) if the snapshot is not the tree at its start. Appending, the pieces
+  // go after the target's stored snapshot in its file (SnapshotFileWriter::open_append; ESTALE
+  // if that file is no longer as the target says) instead of into a new file.
+  enum class Into : uint8_t { kNewFile, kStoredFile };
   LiveSnapshotFile(const consensus::SnapshotFileTarget& target, std::function<void()> on_room, Done done,
-                   std::optional<tree::LiveSnapshotCheck> check = std::nullopt);
+                   std::optional<tree::LiveSnapshotCheck> check = std::nullopt, Into into = Into::kNewFile);
   ~LiveSnapshotFile();  // abandons a file not yet finished
   LiveSnapshotFile(const LiveSnapshotFile&) = delete;
   LiveSnapshotFile& operator=(const LiveSnapshotFile&) = delete;
@@ -55,6 +58,7 @@ class LiveSnapshotFile {
   void run();
 
   consensus::SnapshotFileTarget target_;
+  Into into_;
   std::function<void()> on_room_;
   Done done_;
   std::optional<tree::LiveSnapshotCheck> check_;  // used only by the writer thread

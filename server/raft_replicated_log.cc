@@ -213,6 +213,7 @@ void RaftReplicatedLog::restore_snapshot(const consensus::SnapshotMeta& meta,
                                          consensus::SnapshotBytes data) {
   if (opening_) {
     listener_->on_restore(meta.index, data->bytes());
+    point_index_ = meta.index;
     return;
   }
   events_.push(Restore{meta.index, std::move(data)});
@@ -264,6 +265,7 @@ void RaftReplicatedLog::take_snapshot_for(SnapshotWanted& want) {
   // the state the driver asked for. A snapshot labelled with another index would make a restore
   // skip or replay entries.
   ZKRAFT_INVARIANT(applied_index_ == want.index, "a snapshot holds exactly the state at its index");
+  if (!snapshot_in_child_ && start_delta_snapshot(want)) return;
   if (!snapshot_in_child_ && start_live_snapshot(want)) return;
   snapshot_child_.reset();  // the previous one has answered (one request at a time)
   const auto forked_at = std::chrono::steady_clock::now();
@@ -362,6 +364,7 @@ bool RaftReplicatedLog::start_live_snapshot(SnapshotWanted& want) {
   if (!check) return false;
   const auto start_us =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+  point_index_ = want.index;
   live_file_.reset();  // the previous one has answered (one request at a time)
   live_steps_ = true;
   const int64_t started_ms = steady_ms();
@@ -375,6 +378,36 @@ bool RaftReplicatedLog::start_live_snapshot(SnapshotWanted& want) {
   spdlog::info("snapshot at index {}: written live to {} (the start held the state thread {:.1f} ms)", want.index,
                want.target->path, static_cast<double>(start_us) / 1000.0);
   events_.push(SnapshotStep{});
+  return true;
+}
+
+bool RaftReplicatedLog::start_delta_snapshot(SnapshotWanted& want) {
+  const consensus::SnapshotFileTarget& target = *want.target;
+  if (target.stored_index == 0 || target.stored_index != point_index_) return false;
+  const std::optional<uint64_t> pending = listener_->pending_delta_bytes();
+  if (!pending || *pending > kMaxDeltaBytes) return false;
+  const uint64_t appended = target.stored_size - target.stored_full_size;
+  if (2 * (appended + *pending) > target.stored_full_size) return false;
+  const auto t0 = std::chrono::steady_clock::now();
+  jute::Writer delta;
+  listener_->write_delta(delta);
+  point_index_ = want.index;
+  const auto write_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+  const size_t bytes = delta.size();
+  live_file_.reset();  // the previous one has answered (one request at a time)
+  const int64_t started_ms = steady_ms();
+  live_file_ = std::make_unique<LiveSnapshotFile>(
+      target, [] {},
+      [this, want, started_ms](int err, const consensus::SnapshotFileWritten& written) {
+        live_snapshot_file_done(want, err, written, steady_ms() - started_ms);
+      },
+      std::nullopt, LiveSnapshotFile::Into::kStoredFile);
+  live_file_->push(delta.take());
+  live_file_->finish();
+  spdlog::info("snapshot at index {}: {} bytes of changes since index {} appended to {} (made in {:.1f} ms on "
+               "the state thread)",
+               want.index, bytes, target.stored_index, target.stored_path, static_cast<double>(write_us) / 1000.0);
   return true;
 }
 
@@ -401,6 +434,13 @@ void RaftReplicatedLog::live_snapshot_step() {
 
 void RaftReplicatedLog::live_snapshot_file_done(const SnapshotWanted& want, int err,
                                                 const consensus::SnapshotFileWritten& written, int64_t ms) {
+  if (err == ESTALE) {
+    // Appending: the stored snapshot's file was replaced (a leader's snapshot) since its target.
+    const std::string what = "the stored snapshot changed before the append to " + want.target->stored_path;
+    spdlog::info("snapshot at index {}: {}; the next one is written whole", want.index, what);
+    want.file_reply(want.index, consensus::Status::error(consensus::Status::Code::kSnapshotOutOfDate, what), {});
+    return;
+  }
   if (err != 0) {
     const std::string what = "could not write " + want.target->path + ": " + std::strerror(err);
     spdlog::warn("snapshot at index {}: {}", want.index, what);
@@ -411,9 +451,14 @@ void RaftReplicatedLog::live_snapshot_file_done(const SnapshotWanted& want, int 
                     {});
     return;
   }
-  spdlog::info("snapshot at index {}: {} bytes written live to {} in {} ms", want.index, written.size,
-               want.target->path, ms);
-  record_snapshot(written.size, ms);
+  if (written.appended) {
+    spdlog::info("snapshot at index {}: appended, {} bytes in all, in {} ms", want.index, written.size, ms);
+    record_snapshot(written.size - written.appended_to, ms);
+  } else {
+    spdlog::info("snapshot at index {}: {} bytes written live to {} in {} ms", want.index, written.size,
+                 want.target->path, ms);
+    record_snapshot(written.size, ms);
+  }
   want.file_reply(want.index, consensus::Status::ok(), written);
 }
 
@@ -426,6 +471,7 @@ void RaftReplicatedLog::dispatch(std::vector<Event>& batch) {
       // A live snapshot under way goes on: the tree keeps the state it reads (replace_with).
       applied_index_ = r->index;
       listener_->on_restore(r->index, r->data->bytes());
+      point_index_ = r->index;
       r->data.reset();  // a mapping: unmapped now, not when the batch goes
     } else if (auto* l = std::get_if<LeaderChanged>(&ev)) {
       leader_ = l->leader;

@@ -155,6 +155,10 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   // step of it.
   bool start_live_snapshot(SnapshotWanted& want);
   void live_snapshot_step();
+  // An incremental snapshot for `want`: the listener's delta appended to the stored snapshot's
+  // file, when that file is the state at the last snapshot point and the delta is worth it
+  // (false: take a whole one).
+  bool start_delta_snapshot(SnapshotWanted& want);
   // The file thread, once the file is synced (or failed with errno `err`).
   void live_snapshot_file_done(const SnapshotWanted& want, int err, const consensus::SnapshotFileWritten& written,
                                int64_t ms);
@@ -195,6 +199,13 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   bool live_steps_ = false;
   jute::Writer live_piece_;
   std::unique_ptr<LiveSnapshotFile> live_file_;
+  // State thread: the index of the listener's last snapshot point (a live snapshot's start, a
+  // restore, a delta written), 0 if none. A delta is appended only to a stored snapshot at this
+  // index: Raft's state at an index is the same everywhere, so that file holds the point's state.
+  uint64_t point_index_ = 0;
+  // A delta at most this big, and the appended bytes at most half of what was written whole
+  // (a restart reads them all; a delta is made whole in memory on the state thread).
+  static constexpr uint64_t kMaxDeltaBytes = 16u << 20;
 
   // Raft thread: counters copied into the figures at each refresh.
   uint64_t leader_changes_ = 0;

@@ -142,6 +142,11 @@ class LogListener {
     (void)out, (void)max_records;
     return true;
   }
+  // Incremental snapshots (ZkStateMachine::write_delta): about how many bytes a delta of the
+  // changes since the last snapshot point would take, nullopt if this listener cannot write
+  // one now; and the delta itself, which makes now the point.
+  virtual std::optional<uint64_t> pending_delta_bytes() { return std::nullopt; }
+  virtual void write_delta(jute::Writer& out) { (void)out; }
   // The leader changed (0: none known now).
   virtual void on_leader_changed(uint64_t leader, bool self) = 0;
   // The answer to read_index(context): reads may be served once applied >= index; `ok` false

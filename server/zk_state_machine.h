@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <functional>
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@ struct StateMachineOptions {
   // ACL schemes besides world/auth/digest/ip (tree::AuthSchemes::extra): x509 when clients use
   // TLS, as ZooKeeper registers its X509AuthenticationProvider then; sasl with a JAAS file.
   std::vector<std::string> extra_schemes = {};
+  // zkraft.snapshotAppends: the tree keeps its change record, so a snapshot can be the changes
+  // since the last one (write_delta), appended to it.
+  bool snapshot_deltas = false;
 };
 
 // One entry of the digest history that `hash` prints.
@@ -52,7 +56,9 @@ struct ZxidDigest {
 class ZkStateMachine {
  public:
   explicit ZkStateMachine(StateMachineOptions options = {})
-      : options_(options), tree_(tree_options(options)) {}
+      : options_(options), tree_(tree_options(options)) {
+    tree_.track_changes(options.snapshot_deltas);
+  }
 
   // zxid: the zxid this entry gets (derived from its log index by the caller). The response
   // record is encoded into ApplyOutcome::reply only when `want_reply` (the server that holds the
@@ -83,9 +89,17 @@ class ZkStateMachine {
   bool continue_live_snapshot(jute::Writer& w, size_t max_records) {
     return tree_.continue_live_snapshot(w, max_records);
   }
+  // Restores a snapshot the storage holds (at start-up, or the leader's): that state is then
+  // the base of the next delta.
   bool restore(int64_t zxid, std::string_view bytes);
-  // Whether `bytes` are a state serialize() could have produced (parsed in full, kept nowhere):
-  // the admin restore checks its input before it proposes it.
+  // Incremental snapshots. Bytes that, appended to the snapshot of the state at the last
+  // snapshot point (a live snapshot's start, a restore, the last delta), make a snapshot of the
+  // state now: the sessions whole and the tree's delta. nullopt from pending_delta_bytes when
+  // none can be written (snapshot_deltas off, or no point since the tree was replaced).
+  std::optional<uint64_t> pending_delta_bytes() const;
+  void write_delta(jute::Writer& w);
+  // Whether `bytes` are a state serialize() could have produced, possibly followed by deltas
+  // (parsed in full, kept nowhere): the admin restore checks its input before it proposes it.
   static bool valid_state(std::string_view bytes);
 
   const tree::ZnodeTree& tree() const { return tree_; }

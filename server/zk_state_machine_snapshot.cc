@@ -9,7 +9,11 @@
 namespace zkraft::server {
 
 namespace {
+// A snapshot is one full segment, then any number of delta segments appended to it:
+//   int 1, long last zxid, sessions, tree (ZnodeTree::serialize);
+//   int 2, long last zxid, sessions, tree delta (ZnodeTree::write_delta) ...
 constexpr int32_t kSnapshotFormat = 1;
+constexpr int32_t kDeltaSegment = 2;
 }
 
 void ZkStateMachine::write_snapshot_header(jute::Writer& w) const {
@@ -37,6 +41,18 @@ tree::LiveSnapshotCheck ZkStateMachine::begin_live_snapshot(jute::Writer& w) {
   return tree_.begin_live_snapshot(w);
 }
 
+std::optional<uint64_t> ZkStateMachine::pending_delta_bytes() const {
+  if (!tree_.delta_possible()) return std::nullopt;
+  return tree_.pending_delta_bytes() + 12 + 64 * sessions_.size();  // the sessions: an estimate
+}
+
+void ZkStateMachine::write_delta(jute::Writer& w) {
+  w.write_int(kDeltaSegment);
+  w.write_long(last_zxid_);
+  sessions_.serialize(w);
+  tree_.write_delta(w);
+}
+
 bool ZkStateMachine::load_state(std::string_view bytes, int64_t* snapshot_zxid) {
   jute::Limits limits;
   limits.max_buffer = std::numeric_limits<int32_t>::max();
@@ -48,6 +64,15 @@ bool ZkStateMachine::load_state(std::string_view bytes, int64_t* snapshot_zxid) 
   session::SessionTable sessions;
   tree::ZnodeTree tree(tree_options(options_));
   if (!sessions.deserialize(r) || !tree.deserialize(r)) return false;
+  while (r.remaining() > 0) {
+    int64_t at = 0;
+    session::SessionTable now;
+    if (!r.read_int(format) || format != kDeltaSegment || !r.read_long(at) || at < last) return false;
+    if (!now.deserialize(r) || !tree.apply_delta(r)) return false;
+    sessions = std::move(now);
+    last = at;
+  }
+  if (!r.ok()) return false;
   sessions_ = std::move(sessions);
   tree_.replace_with(std::move(tree));
   *snapshot_zxid = last;
@@ -65,6 +90,7 @@ bool ZkStateMachine::restore(int64_t zxid, std::string_view bytes) {
   if (!load_state(bytes, &last)) return false;
   last_zxid_ = std::max(last, zxid);
   tree_.set_last_zxid(last_zxid_);
+  tree_.start_change_record();  // the storage holds this state: deltas may follow it
   // Pairs past the snapshot's zxid (never on a Raft log, whose snapshots only move forward)
   // would describe a history this state no longer has.
   while (!digest_log_.empty() && digest_log_.back().zxid > last_zxid_) digest_log_.pop_back();

@@ -204,9 +204,7 @@ uint64_t ZnodeTree::digest() const {
   return hash.h;
 }
 
-bool ZnodeTree::deserialize(jute::Reader& r) { return deserialize(r, {}); }
-
-bool ZnodeTree::deserialize(jute::Reader& r, std::span<jute::Reader> deltas) {
+bool ZnodeTree::deserialize(jute::Reader& r) {
   int32_t magic = 0, format = 0;
   int64_t last_zxid = 0, node_count = 0;
   if (!r.read_int(magic) || magic != kMagic || !r.read_int(format) || format != kFormat) return false;
@@ -275,9 +273,6 @@ bool ZnodeTree::deserialize(jute::Reader& r, std::span<jute::Reader> deltas) {
   if (pending && !insert(*pending)) return false;
   if (!r.ok()) return false;
   t.acls_.purge_unused();
-  for (jute::Reader& d : deltas) {
-    if (!t.apply_delta(d)) return false;
-  }
   replace_with(std::move(t));
   return true;
 }

@@ -24,7 +24,6 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -194,10 +193,12 @@ class ZnodeTree {
   // Replaces the contents with a serialized state. Bounded by the reader; returns false (and
   // leaves the tree unchanged) on malformed or inconsistent input.
   bool deserialize(jute::Reader& r);
-  // The same, then each delta in order (write_delta's bytes, each against the state before it).
-  // False, and the tree unchanged, if any of them is malformed or does not arrive at the state
-  // its writer had (the node count and rolling digest it names).
-  bool deserialize(jute::Reader& r, std::span<jute::Reader> deltas);
+  // After deserialize(), on a tree that does not track changes and has no live snapshot under
+  // way: applies the next delta (write_delta's bytes, written against the state this tree
+  // holds). False if it is malformed or does not arrive at the state its writer had (the node
+  // count and rolling digest it names); the tree is then part-changed and must be dropped, so a
+  // restore applies deltas to a scratch tree.
+  bool apply_delta(jute::Reader& r);
 
   // ---- Incremental snapshots (deltas). ----
   // With change tracking on, the tree keeps a change record from one snapshot point to the
@@ -338,8 +339,6 @@ class ZnodeTree {
   // Reads one record as write_node wrote it, with every check that needs no tree but the ACL
   // id's presence (the caller's table). `data` is scratch, reused between calls.
   static bool read_record(jute::Reader& r, jute::Buffer& data, std::string& path, Znode& n);
-  // Applies one delta (write_delta's bytes) to this tree, a fresh one being restored.
-  bool apply_delta(jute::Reader& r);
   // Counts every node's ACL id in `acls` (add_ref); false if one is not there.
   bool count_acl_refs(AclCache& acls) const;
   // The change record: links as (1, path, index or -1 for appended, kind, owner), unlinks as

@@ -96,6 +96,7 @@ const std::map<std::string, Sample>& samples() {
       {"network_threads", {"3", [](const Config& c) { return c.network_threads == 3; }}},
       {"slow_request_threshold_ms", {"250", [](const Config& c) { return c.slow_request_threshold_ms == 250; }}},
       {"snapshot_in_child_process", {"true", [](const Config& c) { return c.snapshot_in_child_process; }}},
+      {"snapshot_appends", {"false", [](const Config& c) { return !c.snapshot_appends; }}},
       {"max_connections", {"500", [](const Config& c) { return c.max_cnxns == 500; }}},
       {"max_client_send_queue_bytes",
        {"1048576", [](const Config& c) { return c.max_client_send_queue_bytes == 1048576; }}},

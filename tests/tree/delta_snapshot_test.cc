@@ -30,12 +30,18 @@ std::string delta_of(ZnodeTree& t) {
   return w.take();
 }
 
-// Restores `full` and then `deltas` into `out`; the result of deserialize.
+// Restores `full` and then `deltas` into a scratch tree, and only if all apply, moves it into
+// `out` (as the state machine's restore does).
 bool restore_chain(ZnodeTree& out, const std::string& full, const std::vector<std::string>& deltas) {
+  ZnodeTree scratch;
   jute::Reader r(full);
-  std::vector<jute::Reader> readers;
-  for (const auto& d : deltas) readers.emplace_back(d);
-  return out.deserialize(r, readers);
+  if (!scratch.deserialize(r)) return false;
+  for (const auto& d : deltas) {
+    jute::Reader dr(d);
+    if (!scratch.apply_delta(dr)) return false;
+  }
+  out = std::move(scratch);
+  return true;
 }
 
 TEST(DeltaSnapshotTest, RandomWritesBetweenPointsRestoreExactlyFromTheFullSnapshotAndItsDeltas) {
