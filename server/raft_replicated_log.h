@@ -203,10 +203,8 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   // restore, a delta written), 0 if none. A delta is appended only to a stored snapshot at this
   // index: Raft's state at an index is the same everywhere, so that file holds the point's state.
   uint64_t point_index_ = 0;
-  // A delta at most this big, and the appended bytes at most half of what was written whole
-  // (a restart reads them all). A delta is made whole on the state thread, which it holds: 24 MB
-  // took 170 to 235 ms there, into fresh memory (docs/benchmarks.md, "Snapshots that append").
-  static constexpr uint64_t kMaxDeltaBytes = 4u << 20;
+  // A delta is appended when it is at most kMaxDeltaBytes (replicated_log.h) and the appended
+  // bytes stay at most half of what was written whole (a restart reads them all).
 
   // Raft thread: counters copied into the figures at each refresh.
   uint64_t leader_changes_ = 0;

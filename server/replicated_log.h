@@ -116,6 +116,11 @@ struct MembershipView {
 
 enum class MembershipChange { kAddLearner, kPromote, kRemove };
 
+// The largest delta a snapshot appends (RaftReplicatedLog) and a state machine keeps the record
+// of changes for (ZkStateMachine): a delta is made whole on the state thread, which it holds,
+// and 24 MB took 170 to 235 ms there (docs/benchmarks.md, "Snapshots that append").
+inline constexpr uint64_t kMaxDeltaBytes = 4u << 20;
+
 class LogListener {
  public:
   virtual ~LogListener() = default;
@@ -144,7 +149,8 @@ class LogListener {
   }
   // Incremental snapshots (ZkStateMachine::write_delta): about how many bytes a delta of the
   // changes since the last snapshot point would take, nullopt if this listener cannot write
-  // one now; and the delta itself, which makes now the point.
+  // one now; and the delta itself, which makes now the point. A delta is appended only up to
+  // kMaxDeltaBytes (above).
   virtual std::optional<uint64_t> pending_delta_bytes() { return std::nullopt; }
   virtual void write_delta(jute::Writer& out) { (void)out; }
   // The leader changed (0: none known now).

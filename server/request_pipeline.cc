@@ -39,7 +39,7 @@ RequestPipeline::RequestPipeline(const Config& config, ReplicatedLog& log, Clien
       sm_(StateMachineOptions{config.extended_types_enabled, config.reconfig_enabled,
                               config.enforce_quota, config.digest_enabled,
                               extra_auth_schemes(config),
-                              config.snapshot_appends && !config.snapshot_in_child_process}),
+                              config.snapshot_appends && !config.snapshot_in_child_process, kMaxDeltaBytes}),
       watches_(static_cast<size_t>(std::max(0, config.max_watches_per_connection))),
       session_ids_(config.server_id, clock.wall_ms()),
       reads_(sm_, watches_, *this),

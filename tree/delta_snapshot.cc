@@ -39,19 +39,36 @@ bool valid_owner(NodeKind kind, int64_t owner) {
 
 }  // namespace
 
-void ZnodeTree::track_changes(bool on) {
+void ZnodeTree::track_changes(bool on, uint64_t max_bytes) {
   if (!on) {
     changes_.reset();
     return;
   }
-  if (changes_) return;
   // No point yet: the first delta needs a full snapshot taken after start_change_record().
   changes_ = std::make_unique<ChangeRecord>();
   changes_->base_lost = true;
+  changes_->max_bytes = max_bytes;
 }
 
 void ZnodeTree::start_change_record() {
-  if (changes_) changes_ = std::make_unique<ChangeRecord>();
+  if (!changes_) return;
+  const uint64_t max_bytes = changes_->max_bytes;
+  changes_ = std::make_unique<ChangeRecord>();
+  changes_->max_bytes = max_bytes;
+}
+
+void ZnodeTree::bound_change_record() {
+  // Each changed node will take at least a record's fixed bytes.
+  if (changes_->links.size() + changes_->changed.size() * kRecordOverhead <= changes_->max_bytes) return;
+  const uint64_t max_bytes = changes_->max_bytes;
+  changes_ = std::make_unique<ChangeRecord>();  // frees the record's memory
+  changes_->base_lost = true;
+  changes_->max_bytes = max_bytes;
+}
+
+void ZnodeTree::note_changed(const ZnodeEntry* e) {
+  if (changes_->base_lost) return;
+  if (changes_->changed.insert(e).second) bound_change_record();
 }
 
 uint64_t ZnodeTree::pending_delta_bytes() const {
@@ -64,6 +81,7 @@ uint64_t ZnodeTree::pending_delta_bytes() const {
 }
 
 void ZnodeTree::record_link(const ZnodeEntry& e, int32_t at) {
+  if (changes_->base_lost) return;
   jute::Writer& w = changes_->links;
   w.write_int(kLink);
   w.write_string(std::string_view(e.first));
@@ -72,14 +90,17 @@ void ZnodeTree::record_link(const ZnodeEntry& e, int32_t at) {
   w.write_long(e.second.owner());
   ++changes_->link_count;
   changes_->changed.insert(&e);
+  bound_change_record();
 }
 
 void ZnodeTree::record_unlink(const ZnodeEntry& e) {
+  if (changes_->base_lost) return;
   jute::Writer& w = changes_->links;
   w.write_int(kUnlink);
   w.write_string(std::string_view(e.first));
   ++changes_->link_count;
   changes_->changed.erase(&e);  // its address may hold another node later
+  bound_change_record();
 }
 
 void ZnodeTree::write_delta(jute::Writer& w) {

@@ -113,11 +113,12 @@ void ZnodeTree::replace_with(ZnodeTree&& fresh) {
   // snapshot never saw. Nothing changes the kept tree any more, so no record need be kept from
   // now on: the fresh tree's nodes all carry its own mark.
   const bool tracking = changes_ != nullptr;
+  const uint64_t max_bytes = tracking ? changes_->max_bytes : UINT64_MAX;
   if (snap && !snap->replaced) snap->replaced = std::make_unique<ZnodeTree>(std::move(*this));
   *this = std::move(fresh);
   live_snapshot_ = std::move(snap);
   // The state the change record ran from is gone: the next delta needs a full snapshot first.
-  if (tracking) track_changes(true);
+  if (tracking) track_changes(true, max_bytes);
 }
 
 }  // namespace zkraft::tree

@@ -209,10 +209,14 @@ class ZnodeTree {
   // state, deserialize() arrives at this one. Its size follows the writes since the last point,
   // not the tree. Points: start_change_record() (the caller takes a full snapshot of this
   // state; begin_live_snapshot calls it), and write_delta() itself.
-  void track_changes(bool on);
+  // With `max_bytes`, a record that grows past about that many bytes is dropped until the next
+  // point (a delta that large would not be written): memory stays bounded when snapshots are
+  // rare or off.
+  void track_changes(bool on, uint64_t max_bytes = UINT64_MAX);
   bool tracking_changes() const { return changes_ != nullptr; }
   void start_change_record();
-  // Tracking is on, and no restore replaced the tree since the last point.
+  // Tracking is on, and since the last point no restore replaced the tree and the record was
+  // not dropped.
   bool delta_possible() const { return changes_ && !changes_->base_lost; }
   // About how many bytes write_delta() would write now (for the choice between a delta and a
   // full snapshot). O(nodes changed).
@@ -287,7 +291,7 @@ class ZnodeTree {
     NodeChange(ZnodeTree& t, ZnodeEntry* e, Touches what)
         : t_(t), e_(e), data_(what == Touches::kMetaAndData) {
       t_.keep_pre_image(e_);
-      if (t_.changes_) t_.changes_->changed.insert(e_);
+      if (t_.changes_) t_.note_changed(e_);
       t_.unhash(*e_, meta_hash(*e_) + (data_ ? content_hash(*e_) : 0));
     }
     ~NodeChange() { t_.hash(*e_, meta_hash(*e_) + (data_ ? content_hash(*e_) : 0)); }
@@ -347,10 +351,16 @@ class ZnodeTree {
     jute::Writer links;
     uint32_t link_count = 0;
     std::unordered_set<const ZnodeEntry*> changed;  // live nodes changed or created since the point
-    bool base_lost = false;                          // a restore replaced the tree since the point
+    // No delta can be written until the next point: a restore replaced the tree, or the record
+    // was dropped for its size. Nothing is recorded meanwhile.
+    bool base_lost = false;
+    uint64_t max_bytes = UINT64_MAX;
   };
   void record_link(const ZnodeEntry& e, int32_t at);
   void record_unlink(const ZnodeEntry& e);
+  void note_changed(const ZnodeEntry* e);
+  // Drops the record (base_lost) once it passes max_bytes.
+  void bound_change_record();
   // Before a node changes or goes: keeps its record and child list if a live snapshot has not
   // written them yet.
   void keep_pre_image(ZnodeEntry* e) {

@@ -270,5 +270,32 @@ TEST(DeltaSnapshotTest, ADeltaHoldsTheChangedNodesOnly) {
   EXPECT_EQ(snapshot_of(loaded), snapshot_of(t));
 }
 
+// With a limit, a record that outgrows it is dropped until the next point, so the memory it
+// holds stays bounded however rarely snapshots come; after the next point deltas work again.
+TEST(DeltaSnapshotTest, ARecordPastItsLimitIsDroppedUntilTheNextPoint) {
+  ZnodeTree t;
+  t.track_changes(true, 20000);
+  int64_t zxid = 0;
+  ASSERT_EQ(create(t, ++zxid, "/p"), err::kOk);
+  std::string full = snapshot_of(t);
+  t.start_change_record();
+  for (int i = 0; i < 50; ++i) ASSERT_EQ(create(t, ++zxid, "/p/a" + std::to_string(i), "x"), err::kOk);
+  ASSERT_TRUE(t.delta_possible());
+  std::vector<std::string> deltas{delta_of(t)};
+  for (int i = 0; i < 400; ++i) ASSERT_EQ(create(t, ++zxid, "/p/b" + std::to_string(i), "x"), err::kOk);
+  EXPECT_FALSE(t.delta_possible());  // 400 records would pass 20,000 bytes
+  EXPECT_EQ(t.pending_delta_bytes(), 0u);  // nothing held
+  full = snapshot_of(t);
+  t.start_change_record();
+  ASSERT_TRUE(t.delta_possible());
+  jute::Stat st;
+  std::vector<WatchTrigger> out;
+  ASSERT_EQ(t.set_data(ctx(++zxid), "/p/b7", buf("y"), -1, st, out), err::kOk);
+  deltas = {delta_of(t)};
+  ZnodeTree loaded;
+  ASSERT_TRUE(restore_chain(loaded, full, deltas));
+  EXPECT_EQ(snapshot_of(loaded), snapshot_of(t));
+}
+
 }  // namespace
 }  // namespace zkraft::tree
