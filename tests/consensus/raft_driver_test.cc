@@ -202,6 +202,40 @@ TEST(RaftDriver, SnapshotIsAnsweredLaterFromAnotherThreadThenStoredAndCompacted)
   EXPECT_TRUE(h.app.fatal.empty());
 }
 
+// An application that appended to the stored snapshot's file, and found it replaced before it
+// began (a leader's snapshot stored meanwhile), answers kSnapshotOutOfDate: nothing to store, the
+// driver goes on, and the next snapshot comes after the usual number of entries. Any other
+// failure to write the file stops the node.
+TEST(RaftDriver, AnOutOfDateSnapshotFileIsCountedAsTakenAndTheDriverGoesOn) {
+  RaftDriverOptions o;
+  o.snapshot_every = 3;
+  Harness h({1}, o);
+  h.storage.offer_files = true;
+  h.app.hold_snapshot_requests = true;
+  h.elect();
+  for (int i = 0; i < 2; ++i) {  // with the leader's no-op, entries 1 to 3
+    ASSERT_TRUE(h.driver->propose("e" + std::to_string(i)).ok());
+    h.settle();
+  }
+  ASSERT_EQ(h.app.requested, (std::vector<Index>{3}));
+  ASSERT_EQ(h.app.file_replies.size(), 1u);
+  h.app.file_replies[0](3, Status::error(Status::Code::kSnapshotOutOfDate, "replaced"), {});
+  h.settle();
+  EXPECT_TRUE(h.app.fatal.empty());
+  for (const auto& op : h.storage.done_ops) EXPECT_FALSE(op.is_snapshot);
+  for (int i = 2; i < 4; ++i) {  // 4 and 5: not due yet
+    ASSERT_TRUE(h.driver->propose("e" + std::to_string(i)).ok());
+    h.settle();
+  }
+  EXPECT_EQ(h.app.requested.size(), 1u);
+  ASSERT_TRUE(h.driver->propose("e4").ok());  // 6
+  h.settle();
+  ASSERT_EQ(h.app.requested, (std::vector<Index>{3, 6}));
+  h.app.file_replies[1](6, Status::io_error("disk"), {});
+  h.settle();
+  ASSERT_EQ(h.app.fatal.size(), 1u);
+}
+
 // After an own snapshot the core's log is compacted compact_step entries at a time, each step a
 // task of its own: whatever was posted meanwhile (here a proposal's pump) runs between steps.
 TEST(RaftDriver, TheCoreLogIsCompactedInStepsWithOtherTasksBetweenThem) {

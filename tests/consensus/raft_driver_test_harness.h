@@ -98,6 +98,27 @@ class ManualStorage : public RaftDriverStorage {
     op.done = std::move(done);
     ops.push_back(std::move(op));
   }
+  // With offer_files, a file for each snapshot (own_snapshot_file); what the application
+  // answers about it is recorded, nothing is written.
+  std::optional<SnapshotFileTarget> own_snapshot_file() override {
+    if (!offer_files) return std::nullopt;
+    SnapshotFileTarget t;
+    t.token = ++file_tokens;
+    t.path = "snapshot-" + std::to_string(t.token);
+    return t;
+  }
+  void store_own_snapshot_file(const SnapshotMeta& meta, const SnapshotFileWritten& file, Index compact_through,
+                               Done done) override {
+    (void)file;
+    Op op;
+    op.is_snapshot = true;
+    op.own = true;
+    op.meta = meta;
+    op.compact_through = compact_through;
+    op.done = std::move(done);
+    ops.push_back(std::move(op));
+  }
+  void discard_own_snapshot_file(const SnapshotFileWritten& file) override { discarded.push_back(file.token); }
   // Reads back are answered by hand (answer_load), out of order with the writes.
   void load_snapshot(Loaded done) override { loads.push_back(std::move(done)); }
   // Completes the oldest pending operation (as the disk would, in order).
@@ -115,6 +136,9 @@ class ManualStorage : public RaftDriverStorage {
   std::deque<Op> ops;
   std::vector<Op> done_ops;
   std::vector<Loaded> loads;
+  bool offer_files = false;
+  uint64_t file_tokens = 0;
+  std::vector<uint64_t> discarded;
 };
 
 class RecordingTransport : public RaftDriverTransport {
@@ -140,6 +164,15 @@ class TestApp : public RaftApplication {
     }
     requested.push_back(index);
     replies.push_back(std::move(reply));
+  }
+  void request_snapshot_file(Index index, const SnapshotFileTarget& target, SnapshotReply reply,
+                             SnapshotFileReply file_reply) override {
+    if (!hold_snapshot_requests) {
+      RaftApplication::request_snapshot_file(index, target, std::move(reply), std::move(file_reply));
+      return;
+    }
+    requested.push_back(index);
+    file_replies.push_back(std::move(file_reply));
   }
   void restore_snapshot(const SnapshotMeta& meta, SnapshotBytes data) override {
     restored.push_back(meta.index);
@@ -171,6 +204,7 @@ class TestApp : public RaftApplication {
   std::vector<Index> requested;
   std::vector<Index> conf_changes;
   std::vector<SnapshotReply> replies;
+  std::vector<SnapshotFileReply> file_replies;
   int taken = 0;
 };
 
