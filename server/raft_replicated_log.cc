@@ -390,9 +390,6 @@ bool RaftReplicatedLog::start_delta_snapshot(SnapshotWanted& want) {
   if (2 * (appended + *pending) > target.stored_full_size) return false;
   const auto t0 = std::chrono::steady_clock::now();
   jute::Writer delta;
-  // Into a buffer the last snapshot's file thread wrote from, if there is one: its pages are
-  // the process's already, where fresh ones would each fault (the cost of making a delta).
-  if (live_file_) delta.reset(live_file_->spare_piece());
   listener_->write_delta(delta);
   point_index_ = want.index;
   const auto write_us =

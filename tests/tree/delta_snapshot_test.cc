@@ -16,14 +16,6 @@ namespace {
 using namespace testing;  // NOLINT
 namespace err = jute::err;
 
-void add_quota_and_config(ZnodeTree& t, int64_t& zxid) {
-  ASSERT_EQ(create(t, ++zxid, "/a"), err::kOk);
-  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota/a"), err::kOk);
-  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota/a/zookeeper_limits", "count=100000,bytes=-1"), err::kOk);
-  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota/a/zookeeper_stats", "count=1,bytes=0"), err::kOk);
-  t.set_config_data("server.1=127.0.0.1:1:2:participant;127.0.0.1:3\nversion=0");
-}
-
 std::string delta_of(ZnodeTree& t) {
   jute::Writer w;
   t.write_delta(w);

@@ -15,16 +15,6 @@ namespace {
 using namespace testing;  // NOLINT
 namespace err = jute::err;
 
-// Quota nodes (their stats change with writes under /a) and config data: the changes a client's
-// write makes to nodes it did not name.
-void add_quota_and_config(ZnodeTree& t, int64_t& zxid) {
-  ASSERT_EQ(create(t, ++zxid, "/a"), err::kOk);
-  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota/a"), err::kOk);
-  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota/a/zookeeper_limits", "count=100000,bytes=-1"), err::kOk);
-  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota/a/zookeeper_stats", "count=1,bytes=0"), err::kOk);
-  t.set_config_data("server.1=127.0.0.1:1:2:participant;127.0.0.1:3\nversion=0");
-}
-
 TEST(LiveSnapshotTest, WithoutWritesItIsSerialize) {
   ZnodeTree t;
   int64_t zxid = 0;

@@ -1,6 +1,8 @@
 #pragma once
 // Small helpers shared by the tree tests: contexts, ACL lists and one-line wrappers.
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -60,6 +62,16 @@ inline std::vector<std::string> children(const ZnodeTree& t, const std::string& 
   std::vector<std::string> out;
   EXPECT_EQ(t.get_children(path, kNobody, out, nullptr), jute::err::kOk) << path;
   return out;
+}
+
+// Quota nodes (their stats change with writes under /a) and config data: the changes a client's
+// write makes to nodes it did not name.
+inline void add_quota_and_config(ZnodeTree& t, int64_t& zxid) {
+  ASSERT_EQ(create(t, ++zxid, "/a"), jute::err::kOk);
+  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota/a"), jute::err::kOk);
+  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota/a/zookeeper_limits", "count=100000,bytes=-1"), jute::err::kOk);
+  ASSERT_EQ(create(t, ++zxid, "/zookeeper/quota/a/zookeeper_stats", "count=1,bytes=0"), jute::err::kOk);
+  t.set_config_data("server.1=127.0.0.1:1:2:participant;127.0.0.1:3\nversion=0");
 }
 
 }  // namespace zkraft::tree::testing
