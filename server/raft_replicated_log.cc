@@ -388,26 +388,26 @@ bool RaftReplicatedLog::start_delta_snapshot(SnapshotWanted& want) {
   if (!pending || *pending > kMaxDeltaBytes) return false;
   const uint64_t appended = target.stored_size - target.stored_full_size;
   if (2 * (appended + *pending) > target.stored_full_size) return false;
+  ZKRAFT_INVARIANT(!live_steps_, "one snapshot at a time");
   const auto t0 = std::chrono::steady_clock::now();
-  jute::Writer delta;
-  listener_->write_delta(delta);
+  live_piece_.clear();
+  listener_->begin_live_delta(live_piece_);
   point_index_ = want.index;
-  const auto write_us =
+  const auto start_us =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
-  const size_t bytes = delta.size();
   live_file_.reset();  // the previous one has answered (one request at a time)
+  live_steps_ = true;
   const int64_t started_ms = steady_ms();
   live_file_ = std::make_unique<LiveSnapshotFile>(
-      target, [] {},
+      target, [this] { events_.push(SnapshotStep{}); },
       [this, want, started_ms](int err, const consensus::SnapshotFileWritten& written) {
         live_snapshot_file_done(want, err, written, steady_ms() - started_ms);
       },
       std::nullopt, LiveSnapshotFile::Into::kStoredFile);
-  live_file_->push(delta.take());
-  live_file_->finish();
-  spdlog::info("snapshot at index {}: {} bytes of changes since index {} appended to {} (made in {:.1f} ms on "
-               "the state thread)",
-               want.index, bytes, target.stored_index, target.stored_path, static_cast<double>(write_us) / 1000.0);
+  spdlog::info("snapshot at index {}: about {} bytes of changes since index {} appended live to {} (the start "
+               "held the state thread {:.1f} ms)",
+               want.index, *pending, target.stored_index, target.stored_path, static_cast<double>(start_us) / 1000.0);
+  events_.push(SnapshotStep{});
   return true;
 }
 

@@ -117,9 +117,9 @@ struct MembershipView {
 enum class MembershipChange { kAddLearner, kPromote, kRemove };
 
 // The largest delta a snapshot appends (RaftReplicatedLog) and a state machine keeps the record
-// of changes for (ZkStateMachine): a delta is made whole on the state thread, which it holds,
-// and 24 MB took 170 to 235 ms there (docs/benchmarks.md, "Snapshots that append").
-inline constexpr uint64_t kMaxDeltaBytes = 4u << 20;
+// of changes for (ZkStateMachine). It bounds the record's memory (about its size again in the
+// set of changed nodes): 100,000 creates make a delta of ~24 MB.
+inline constexpr uint64_t kMaxDeltaBytes = 32u << 20;
 
 class LogListener {
  public:
@@ -147,12 +147,13 @@ class LogListener {
     (void)out, (void)max_records;
     return true;
   }
-  // Incremental snapshots (ZkStateMachine::write_delta): about how many bytes a delta of the
-  // changes since the last snapshot point would take, nullopt if this listener cannot write
-  // one now; and the delta itself, which makes now the point. A delta is appended only up to
-  // kMaxDeltaBytes (above).
+  // Incremental snapshots (ZkStateMachine::begin_live_delta): about how many bytes a delta of
+  // the changes since the last snapshot point would take, nullopt if this listener cannot
+  // write one now; and the start of the delta itself, which makes now the point and is then
+  // written in steps like a live snapshot (continue_live_snapshot). A delta is appended only up
+  // to kMaxDeltaBytes (above).
   virtual std::optional<uint64_t> pending_delta_bytes() { return std::nullopt; }
-  virtual void write_delta(jute::Writer& out) { (void)out; }
+  virtual void begin_live_delta(jute::Writer& out) { (void)out; }
   // The leader changed (0: none known now).
   virtual void on_leader_changed(uint64_t leader, bool self) = 0;
   // The answer to read_index(context): reads may be served once applied >= index; `ok` false

@@ -74,7 +74,7 @@ class RequestPipeline final : public LogListener, private EventSink {
   bool on_snapshot_write(size_t piece_bytes, const std::function<bool(std::string_view)>& out) override;
   std::optional<tree::LiveSnapshotCheck> begin_live_snapshot(jute::Writer& out) override;
   std::optional<uint64_t> pending_delta_bytes() override { return sm_.pending_delta_bytes(); }
-  void write_delta(jute::Writer& out) override { sm_.write_delta(out); }
+  void begin_live_delta(jute::Writer& out) override { sm_.begin_live_delta(out); }
   bool continue_live_snapshot(jute::Writer& out, size_t max_records) override;
   void on_leader_changed(uint64_t leader, bool self) override;
   void on_read_index(uint64_t context, uint64_t index, bool ok) override;

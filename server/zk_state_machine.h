@@ -42,7 +42,7 @@ struct StateMachineOptions {
   // TLS, as ZooKeeper registers its X509AuthenticationProvider then; sasl with a JAAS file.
   std::vector<std::string> extra_schemes = {};
   // zkraft.snapshotAppends: the tree keeps its change record, so a snapshot can be the changes
-  // since the last one (write_delta), appended to it; a record past max_delta_bytes is dropped
+  // since the last one (begin_live_delta), appended to it; a record past max_delta_bytes is dropped
   // until the next snapshot.
   bool snapshot_deltas = false;
   uint64_t max_delta_bytes = UINT64_MAX;
@@ -98,8 +98,10 @@ class ZkStateMachine {
   // snapshot point (a live snapshot's start, a restore, the last delta), make a snapshot of the
   // state now: the sessions whole and the tree's delta. nullopt from pending_delta_bytes when
   // none can be written (snapshot_deltas off, or no point since the tree was replaced).
+  // begin_live_delta makes now the point and writes the delta's start into `w`; the tree's
+  // records follow in steps through continue_live_snapshot (ZnodeTree::begin_live_delta).
   std::optional<uint64_t> pending_delta_bytes() const;
-  void write_delta(jute::Writer& w);
+  void begin_live_delta(jute::Writer& w);
   // Whether `bytes` are a state serialize() could have produced, possibly followed by deltas
   // (parsed in full, kept nowhere): the admin restore checks its input before it proposes it.
   static bool valid_state(std::string_view bytes);

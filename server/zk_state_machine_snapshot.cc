@@ -11,7 +11,7 @@ namespace zkraft::server {
 namespace {
 // A snapshot is one full segment, then any number of delta segments appended to it:
 //   int 1, long last zxid, sessions, tree (ZnodeTree::serialize);
-//   int 2, long last zxid, sessions, tree delta (ZnodeTree::write_delta) ...
+//   int 2, long last zxid, sessions, tree delta (ZnodeTree::write_delta's bytes) ...
 constexpr int32_t kSnapshotFormat = 1;
 constexpr int32_t kDeltaSegment = 2;
 }
@@ -46,11 +46,11 @@ std::optional<uint64_t> ZkStateMachine::pending_delta_bytes() const {
   return tree_.pending_delta_bytes() + 12 + 64 * sessions_.size();  // the sessions: an estimate
 }
 
-void ZkStateMachine::write_delta(jute::Writer& w) {
+void ZkStateMachine::begin_live_delta(jute::Writer& w) {
   w.write_int(kDeltaSegment);
   w.write_long(last_zxid_);
   sessions_.serialize(w);
-  tree_.write_delta(w);
+  tree_.begin_live_delta(w);
 }
 
 bool ZkStateMachine::load_state(std::string_view bytes, int64_t* snapshot_zxid) {

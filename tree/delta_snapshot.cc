@@ -55,6 +55,8 @@ void ZnodeTree::start_change_record() {
   const uint64_t max_bytes = changes_->max_bytes;
   changes_ = std::make_unique<ChangeRecord>();
   changes_->max_bytes = max_bytes;
+  changes_->links.reset(std::move(spare_links_));
+  spare_links_ = std::string();
 }
 
 void ZnodeTree::bound_change_record() {
@@ -66,7 +68,7 @@ void ZnodeTree::bound_change_record() {
   changes_->max_bytes = max_bytes;
 }
 
-void ZnodeTree::note_changed(const ZnodeEntry* e) {
+void ZnodeTree::note_changed(ZnodeEntry* e) {
   if (changes_->base_lost) return;
   if (changes_->changed.insert(e).second) bound_change_record();
 }
@@ -80,7 +82,7 @@ uint64_t ZnodeTree::pending_delta_bytes() const {
   return bytes;
 }
 
-void ZnodeTree::record_link(const ZnodeEntry& e, int32_t at) {
+void ZnodeTree::record_link(ZnodeEntry& e, int32_t at) {
   if (changes_->base_lost) return;
   jute::Writer& w = changes_->links;
   w.write_int(kLink);
@@ -93,7 +95,7 @@ void ZnodeTree::record_link(const ZnodeEntry& e, int32_t at) {
   bound_change_record();
 }
 
-void ZnodeTree::record_unlink(const ZnodeEntry& e) {
+void ZnodeTree::record_unlink(ZnodeEntry& e) {
   if (changes_->base_lost) return;
   jute::Writer& w = changes_->links;
   w.write_int(kUnlink);
@@ -103,7 +105,7 @@ void ZnodeTree::record_unlink(const ZnodeEntry& e) {
   bound_change_record();
 }
 
-void ZnodeTree::write_delta(jute::Writer& w) {
+void ZnodeTree::write_delta_header(jute::Writer& w) const {
   ZKRAFT_INVARIANT(delta_possible(), "a delta is written against a snapshot point of this tree");
   w.write_int(kDeltaMagic);
   w.write_int(kDeltaFormat);
@@ -112,10 +114,51 @@ void ZnodeTree::write_delta(jute::Writer& w) {
   w.write_long(static_cast<int64_t>(index_.size()));
   write_acls_and_quotas(w);
   w.write_int(static_cast<int32_t>(changes_->link_count));
+}
+
+void ZnodeTree::write_delta(jute::Writer& w) {
+  write_delta_header(w);
   w.write_raw(changes_->links.bytes());
   w.write_long(static_cast<int64_t>(changes_->changed.size()));
   for (const ZnodeEntry* e : changes_->changed) write_node(w, *e);
+  spare_links_ = changes_->links.take();
   start_change_record();
+}
+
+void ZnodeTree::begin_live_delta(jute::Writer& w) {
+  ZKRAFT_INVARIANT(!live_snapshot_, "one live snapshot at a time");
+  write_delta_header(w);
+  auto snap = std::make_unique<LiveSnapshot>();
+  snap->delta = true;
+  snap->links = changes_->links.take();
+  LiveSnapshot::Frame changed;
+  changed.copy.reserve(changes_->changed.size());
+  // These nodes alone are set apart from the tree's mark: a write to one keeps its pre-image
+  // until the record is written (keep_pre_image), and every other node is left alone.
+  for (ZnodeEntry* e : changes_->changed) {
+    e->second.snapshot_mark = !snapshot_mark_;
+    changed.copy.push_back(e);
+  }
+  changed.end = changed.copy.size();
+  snap->nodes_at_start = changed.end;
+  snap->frames.push_back(std::move(changed));
+  snap->mark = snapshot_mark_;
+  live_snapshot_ = std::move(snap);
+  start_change_record();
+}
+
+bool ZnodeTree::continue_delta_links(jute::Writer& w, size_t max_bytes) {
+  LiveSnapshot& snap = *live_snapshot_;
+  if (snap.count_written) return true;
+  const size_t n = std::min(max_bytes, snap.links.size() - snap.links_written);
+  w.write_raw(std::string_view(snap.links).substr(snap.links_written, n));
+  snap.links_written += n;
+  if (snap.links_written < snap.links.size()) return false;
+  w.write_long(static_cast<int64_t>(snap.nodes_at_start));
+  snap.count_written = true;
+  if (spare_links_.capacity() < snap.links.capacity()) spare_links_ = std::move(snap.links);
+  snap.links = std::string();
+  return true;
 }
 
 bool ZnodeTree::apply_delta(jute::Reader& r) {

@@ -33,7 +33,7 @@ void ZnodeTree::keep_pre_image_now(ZnodeEntry* e) {
   jute::Writer w;
   write_node(w, *e);
   LiveSnapshot::Kept kept{w.take(), {}};
-  if (const ChildList* list = e->second.children()) kept.children = list->entries;
+  if (const ChildList* list = e->second.children(); list && !snap.delta) kept.children = list->entries;
   const bool fresh = snap.kept.emplace(e, std::move(kept)).second;
   ZKRAFT_INVARIANT(fresh, "a node's record is kept once");
   e->second.snapshot_mark = snapshot_mark_;
@@ -55,6 +55,7 @@ void ZnodeTree::copy_rest_of_walked_list(const ZnodeEntry* parent) {
 bool ZnodeTree::continue_live_snapshot(jute::Writer& w, size_t max_nodes) {
   ZKRAFT_INVARIANT(live_snapshot_ != nullptr, "a live snapshot is under way");
   LiveSnapshot& snap = *live_snapshot_;
+  if (snap.delta && !continue_delta_links(w, 64 * max_nodes)) return false;
   for (size_t n = 0; n < max_nodes && !snap.frames.empty();) {
     LiveSnapshot::Frame& level = snap.frames.back();
     if (level.next == level.end) {
@@ -93,7 +94,7 @@ bool ZnodeTree::continue_live_snapshot(jute::Writer& w, size_t max_nodes) {
         below.end = list->entries.size();
       }
     }
-    if (below.end > 0) snap.frames.push_back(std::move(below));
+    if (below.end > 0 && !snap.delta) snap.frames.push_back(std::move(below));
   }
   if (!snap.frames.empty()) return false;
   // A record kept for a node the walk never reached, a change that kept nothing, or a child list

@@ -224,6 +224,15 @@ class ZnodeTree {
   // Writes the delta since the last point (delta_possible() must hold) and makes now a point.
   // Written whole on the calling thread.
   void write_delta(jute::Writer& w);
+  // The same bytes, written in steps while writes go on, as a live snapshot's are (and sharing
+  // its one at a time): writes the delta's header into `w` and makes now a point;
+  // continue_live_snapshot() then goes on with the links and the records of the nodes changed
+  // since the last point, `max_nodes` records (or 64 times as many bytes of links) per call. A
+  // write that changes or removes such a node before its record is written first keeps the
+  // record as it is (its pre-image), as in a live snapshot. Made whole, a delta of 100,000
+  // creates held the state thread 170 to 235 ms, nearly half of it page faults of the growing
+  // buffer (docs/benchmarks.md); in steps it goes into the caller's reused pieces.
+  void begin_live_delta(jute::Writer& w);
   // 64-bit hash of the whole state as serialize() writes it: equal digests = equal trees. O(n).
   uint64_t digest() const;
   // O(1) digest kept up to date by every change: the sum of a 64-bit hash of each node (path,
@@ -336,6 +345,8 @@ class ZnodeTree {
   void replace_data(ZnodeEntry* e, std::string data);
 
   void write_header(jute::Writer& w) const;
+  // A delta's bytes up to and including the link count (the layout: delta_snapshot.cc).
+  void write_delta_header(jute::Writer& w) const;
   // The ACL table and the quota paths, as the snapshot header and the delta header hold them.
   void write_acls_and_quotas(jute::Writer& w) const;
   // Reads what write_acls_and_quotas wrote into a fresh table and set.
@@ -350,15 +361,15 @@ class ZnodeTree {
   struct ChangeRecord {
     jute::Writer links;
     uint32_t link_count = 0;
-    std::unordered_set<const ZnodeEntry*> changed;  // live nodes changed or created since the point
+    std::unordered_set<ZnodeEntry*> changed;  // live nodes changed or created since the point
     // No delta can be written until the next point: a restore replaced the tree, or the record
     // was dropped for its size. Nothing is recorded meanwhile.
     bool base_lost = false;
     uint64_t max_bytes = UINT64_MAX;
   };
-  void record_link(const ZnodeEntry& e, int32_t at);
-  void record_unlink(const ZnodeEntry& e);
-  void note_changed(const ZnodeEntry* e);
+  void record_link(ZnodeEntry& e, int32_t at);
+  void record_unlink(ZnodeEntry& e);
+  void note_changed(ZnodeEntry* e);
   // Drops the record (base_lost) once it passes max_bytes.
   void bound_change_record();
   // Before a node changes or goes: keeps its record and child list if a live snapshot has not
@@ -409,7 +420,18 @@ class ZnodeTree {
     uint64_t nodes_at_start = 0;  // what `written` must come to
     bool mark = false;             // what a node's snapshot_mark becomes once written or kept
     std::unique_ptr<ZnodeTree> replaced;  // the tree the walk reads, after replace_with
+    // A delta (begin_live_delta): one level, the nodes changed since the last point, with no
+    // walk below them; their own marks (not every node's) were set apart at the start, and
+    // their pre-images need no child list. The change record's links go first, then the
+    // record count.
+    bool delta = false;
+    std::string links;
+    size_t links_written = 0;
+    bool count_written = false;
   };
+  // Writes what is left of a delta's links, up to `max_bytes` of them, then its record count;
+  // true once the count is written.
+  bool continue_delta_links(jute::Writer& w, size_t max_bytes);
   template <class F>
   void for_each_preorder(F&& f) const;
   static void write_node(jute::Writer& w, const ZnodeEntry& e);
@@ -433,6 +455,9 @@ class ZnodeTree {
   std::unique_ptr<LiveSnapshot> live_snapshot_;
   bool snapshot_mark_ = false;
   std::unique_ptr<ChangeRecord> changes_;  // null while change tracking is off
+  // A written delta's links buffer, emptied, for the next change record: it is refilled to
+  // about the same size, and a fresh one would grow (copies and page faults) on every create.
+  std::string spare_links_;
 };
 
 }  // namespace zkraft::tree

@@ -87,6 +87,124 @@ TEST(DeltaSnapshotTest, RandomWritesBetweenPointsRestoreExactlyFromTheFullSnapsh
   EXPECT_GT(links_seen, 100u);
 }
 
+// Writes a delta in steps (begin_live_delta) and, between steps, 0 to 3 random writes.
+std::string live_delta_of(ZnodeTree& t, OpStream& ops, std::mt19937_64& rng, int64_t& zxid, std::string& log) {
+  jute::Writer w;
+  t.begin_live_delta(w);
+  EXPECT_TRUE(t.live_snapshot_under_way());
+  for (bool done = false; !done;) {
+    for (uint64_t n = rng() % 4; n > 0; --n) apply_random_op(t, ops, ++zxid, log);
+    done = t.continue_live_snapshot(w, 1 + rng() % 3);
+  }
+  EXPECT_FALSE(t.live_snapshot_under_way());
+  return w.take();
+}
+
+// Written in steps while writes go on, a delta is the state at its start: with the snapshot and
+// deltas before it, it restores that state exactly, whatever the writes between its steps
+// changed or removed (they belong to the next delta).
+TEST(DeltaSnapshotTest, ALiveDeltaIsTheStateAtItsStartWhateverTheWritesBetweenItsSteps) {
+  size_t deltas_checked = 0, written_across_writes = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    SCOPED_TRACE(seed);
+    ZnodeTree t;
+    t.track_changes(true);
+    OpStream ops(seed);
+    std::mt19937_64 rng(seed * 7919);
+    std::string log;
+    int64_t zxid = 0;
+    add_quota_and_config(t, zxid);
+    for (int i = 0; i < 200; ++i) apply_random_op(t, ops, ++zxid, log);
+    std::string full = snapshot_of(t);
+    t.start_change_record();
+    std::vector<std::string> deltas;
+    for (int round = 0; round < 20; ++round) {
+      for (uint64_t n = rng() % 80; n > 0; --n) apply_random_op(t, ops, ++zxid, log);
+      if (rng() % 6 == 0) {  // now and then a live full snapshot, with writes during it too
+        jute::Writer w;
+        t.begin_live_snapshot(w);
+        for (bool done = false; !done;) {
+          apply_random_op(t, ops, ++zxid, log);
+          done = t.continue_live_snapshot(w, 3);
+        }
+        full = w.take();
+        deltas.clear();
+        continue;
+      }
+      ASSERT_TRUE(t.delta_possible());
+      const std::string at_start = snapshot_of(t);
+      const int64_t zxid_at_start = zxid;
+      deltas.push_back(live_delta_of(t, ops, rng, zxid, log));
+      if (zxid > zxid_at_start) ++written_across_writes;
+      ZnodeTree loaded;
+      ASSERT_TRUE(restore_chain(loaded, full, deltas)) << "round " << round;
+      ASSERT_EQ(snapshot_of(loaded), at_start) << "round " << round;
+      ++deltas_checked;
+    }
+  }
+  EXPECT_GT(deltas_checked, 400u);
+  EXPECT_GT(written_across_writes, 300u);
+}
+
+// With no write between its steps, a delta written in steps is write_delta's bytes (one node
+// changed and still there, so the records' order cannot differ), and the links go over many
+// steps.
+TEST(DeltaSnapshotTest, ALiveDeltaWithoutWritesIsTheWholeDelta) {
+  jute::Stat st;
+  std::vector<WatchTrigger> out;
+  std::string live, whole;
+  for (bool in_steps : {true, false}) {
+    ZnodeTree t;
+    t.track_changes(true);
+    int64_t zxid = 0;
+    ASSERT_EQ(create(t, ++zxid, "/p"), err::kOk);
+    t.start_change_record();
+    for (int i = 0; i < 40; ++i) ASSERT_EQ(create(t, ++zxid, "/p/n" + std::to_string(i)), err::kOk);
+    for (int i = 0; i < 40; ++i) ASSERT_EQ(t.remove(ctx(++zxid), "/p/n" + std::to_string(i), -1, out), err::kOk);
+    ASSERT_EQ(t.set_data(ctx(++zxid), "/p", buf("v"), -1, st, out), err::kOk);
+    jute::Writer w;
+    if (in_steps) {
+      t.begin_live_delta(w);
+      size_t steps = 1;
+      while (!t.continue_live_snapshot(w, 1)) ++steps;
+      EXPECT_GT(steps, 10u);  // 80 links of ~30 bytes, 64 bytes a step
+      live = w.take();
+    } else {
+      t.write_delta(w);
+      whole = w.take();
+    }
+  }
+  EXPECT_EQ(live, whole);
+}
+
+// A restore that replaces the tree while a delta is written in steps leaves the delta as it
+// began: it goes on from the replaced tree.
+TEST(DeltaSnapshotTest, ALiveDeltaGoesOnFromTheTreeAReplaceTookAway) {
+  ZnodeTree t;
+  t.track_changes(true);
+  OpStream ops(3);
+  std::mt19937_64 rng(3);
+  std::string log;
+  int64_t zxid = 0;
+  add_quota_and_config(t, zxid);
+  for (int i = 0; i < 150; ++i) apply_random_op(t, ops, ++zxid, log);
+  const std::string full = snapshot_of(t);
+  t.start_change_record();
+  for (int i = 0; i < 80; ++i) apply_random_op(t, ops, ++zxid, log);
+  const std::string at_start = snapshot_of(t);
+  jute::Writer w;
+  t.begin_live_delta(w);
+  ASSERT_FALSE(t.continue_live_snapshot(w, 1));
+  ZnodeTree other;
+  ASSERT_EQ(create(other, 1, "/elsewhere"), err::kOk);
+  t.replace_with(std::move(other));
+  EXPECT_FALSE(t.delta_possible());
+  while (!t.continue_live_snapshot(w, 2)) apply_random_op(t, ops, ++zxid, log);
+  ZnodeTree loaded;
+  ASSERT_TRUE(restore_chain(loaded, full, {w.take()}));
+  EXPECT_EQ(snapshot_of(loaded), at_start);
+}
+
 // A restored tree goes on as the original: the same writes after the restore log the same
 // results and end in the same state.
 TEST(DeltaSnapshotTest, ARestoredTreeGoesOnAsTheOriginal) {
