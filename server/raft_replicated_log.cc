@@ -385,7 +385,7 @@ bool RaftReplicatedLog::start_delta_snapshot(SnapshotWanted& want) {
   const consensus::SnapshotFileTarget& target = *want.target;
   if (target.stored_index == 0 || target.stored_index != point_index_) return false;
   const std::optional<uint64_t> pending = listener_->pending_delta_bytes();
-  if (!pending || *pending > kMaxDeltaBytes) return false;
+  if (!pending) return false;
   const uint64_t appended = target.stored_size - target.stored_full_size;
   if (2 * (appended + *pending) > target.stored_full_size) return false;
   ZKRAFT_INVARIANT(!live_steps_, "one snapshot at a time");

@@ -203,8 +203,8 @@ class RaftReplicatedLog final : public ReplicatedLog, public consensus::RaftAppl
   // restore, a delta written), 0 if none. A delta is appended only to a stored snapshot at this
   // index: Raft's state at an index is the same everywhere, so that file holds the point's state.
   uint64_t point_index_ = 0;
-  // A delta is appended when it is at most kMaxDeltaBytes (replicated_log.h) and the appended
-  // bytes stay at most half of what was written whole (a restart reads them all).
+  // A delta is appended when the appended bytes stay at most half of what was written whole (a
+  // restart reads them all).
 
   // Raft thread: counters copied into the figures at each refresh.
   uint64_t leader_changes_ = 0;

@@ -116,11 +116,6 @@ struct MembershipView {
 
 enum class MembershipChange { kAddLearner, kPromote, kRemove };
 
-// The largest delta a snapshot appends (RaftReplicatedLog) and a state machine keeps the record
-// of changes for (ZkStateMachine). It bounds the record's memory (about its size again in the
-// set of changed nodes): 100,000 creates make a delta of ~24 MB.
-inline constexpr uint64_t kMaxDeltaBytes = 32u << 20;
-
 class LogListener {
  public:
   virtual ~LogListener() = default;
@@ -150,8 +145,7 @@ class LogListener {
   // Incremental snapshots (ZkStateMachine::begin_live_delta): about how many bytes a delta of
   // the changes since the last snapshot point would take, nullopt if this listener cannot
   // write one now; and the start of the delta itself, which makes now the point and is then
-  // written in steps like a live snapshot (continue_live_snapshot). A delta is appended only up
-  // to kMaxDeltaBytes (above).
+  // written in steps like a live snapshot (continue_live_snapshot).
   virtual std::optional<uint64_t> pending_delta_bytes() { return std::nullopt; }
   virtual void begin_live_delta(jute::Writer& out) { (void)out; }
   // The leader changed (0: none known now).

@@ -26,6 +26,13 @@ DutyOptions duty_options(const Config& config) {
   o.container_max_never_used_ms = config.container_max_never_used_ms;
   return o;
 }
+
+// How large the tree's change record may grow between snapshots (ZnodeTree::track_changes;
+// past it, the next snapshot is written whole): it bounds the record's memory, its links plus
+// ~40 bytes a changed znode. 100,000 creates make a record of ~12 MB by this count and a delta
+// of ~24 MB (the znodes' paths and data). Since a delta is written in steps, its own size
+// needs no bound.
+constexpr uint64_t kMaxChangeRecordBytes = 32u << 20;
 }  // namespace
 
 RequestPipeline::RequestPipeline(const Config& config, ReplicatedLog& log, ClientIo& io,
@@ -39,7 +46,7 @@ RequestPipeline::RequestPipeline(const Config& config, ReplicatedLog& log, Clien
       sm_(StateMachineOptions{config.extended_types_enabled, config.reconfig_enabled,
                               config.enforce_quota, config.digest_enabled,
                               extra_auth_schemes(config),
-                              config.snapshot_appends && !config.snapshot_in_child_process, kMaxDeltaBytes}),
+                              config.snapshot_appends && !config.snapshot_in_child_process, kMaxChangeRecordBytes}),
       watches_(static_cast<size_t>(std::max(0, config.max_watches_per_connection))),
       session_ids_(config.server_id, clock.wall_ms()),
       reads_(sm_, watches_, *this),

@@ -42,10 +42,10 @@ struct StateMachineOptions {
   // TLS, as ZooKeeper registers its X509AuthenticationProvider then; sasl with a JAAS file.
   std::vector<std::string> extra_schemes = {};
   // zkraft.snapshotAppends: the tree keeps its change record, so a snapshot can be the changes
-  // since the last one (begin_live_delta), appended to it; a record past max_delta_bytes is dropped
-  // until the next snapshot.
+  // since the last one (begin_live_delta), appended to it; a record past
+  // max_change_record_bytes is dropped until the next snapshot.
   bool snapshot_deltas = false;
-  uint64_t max_delta_bytes = UINT64_MAX;
+  uint64_t max_change_record_bytes = UINT64_MAX;
 };
 
 // One entry of the digest history that `hash` prints.
@@ -59,7 +59,7 @@ class ZkStateMachine {
  public:
   explicit ZkStateMachine(StateMachineOptions options = {})
       : options_(options), tree_(tree_options(options)) {
-    tree_.track_changes(options.snapshot_deltas, options.max_delta_bytes);
+    tree_.track_changes(options.snapshot_deltas, options.max_change_record_bytes);
   }
 
   // zxid: the zxid this entry gets (derived from its log index by the caller). The response
