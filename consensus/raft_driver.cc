@@ -315,6 +315,13 @@ void RaftDriver::maybe_snapshot() {
 
 void RaftDriver::request_snapshot(uint64_t keep_tail) {
   if (stopped_ || snapshot_requested_) return;
+  // The last one is not yet stored: asked now, the application would be offered the older
+  // stored snapshot's file (own_snapshot_file), so it could not append to the newer one, and a
+  // snapshot that came due during a long one was written whole again (docs/benchmarks.md).
+  if (snapshot_storing_) {
+    deferred_snapshot_keep_tail_ = keep_tail;
+    return;
+  }
   // The application's state is at applied_, and a snapshot must be labelled with exactly that
   // index. While committed entries applied early (apply_durable_committed) wait for their Ready
   // to finish, the core's applied index is behind and could not take a snapshot there: ask once
@@ -409,22 +416,32 @@ Index RaftDriver::own_snapshot_compact_point(const SnapshotMeta& meta, uint64_t 
 }
 
 RaftDriverStorage::Done RaftDriver::own_snapshot_stored(Index index) {
+  snapshot_storing_ = true;
   return [mb = mailbox_, this, index](Status s) {
-    if (s.is_ok()) {
-      Mailbox::post(mb, [this, index] {
+    Mailbox::post(mb, [this, index, s] {
+      snapshot_storing_ = false;
+      if (s.is_ok()) {
         stored_snapshot_index_ = std::max(stored_snapshot_index_, index);
         manage_snapshot_bytes();
-      });
-      return;
-    }
-    // A newer snapshot (the leader's) was stored meanwhile: this one is simply not needed.
-    if (s.code() == Status::Code::kSnapshotOutOfDate) return;
-    // A full disk: the stored state stays the older snapshot and the whole log after it (the
-    // compaction rides with the snapshot's write), which recovers the same state; a later
-    // snapshot is tried as usual. (Of a snapshot taken on disk the core has no bytes, so until
-    // that later one is stored, a follower that needs a snapshot waits.)
-    if (s.code() == Status::Code::kNoSpace) return;
-    Mailbox::post(mb, [this, s] { fail("storing snapshot failed: " + s.to_string()); });
+      } else if (s.code() != Status::Code::kSnapshotOutOfDate && s.code() != Status::Code::kNoSpace) {
+        // kSnapshotOutOfDate: a newer snapshot (the leader's) was stored meanwhile, so this one
+        // is simply not needed. kNoSpace: the stored state stays the older snapshot and the
+        // whole log after it (the compaction rides with the snapshot's write), which recovers
+        // the same state; a later snapshot is tried as usual. (Of a snapshot taken on disk the
+        // core has no bytes, so until that later one is stored, a follower that needs a
+        // snapshot waits.)
+        fail("storing snapshot failed: " + s.to_string());
+        return;
+      }
+      // One asked for while this was being stored, or entries applied meanwhile.
+      if (deferred_snapshot_keep_tail_) {
+        const uint64_t keep_tail = *deferred_snapshot_keep_tail_;
+        deferred_snapshot_keep_tail_.reset();
+        request_snapshot(keep_tail);
+      } else {
+        maybe_snapshot();
+      }
+    });
   };
 }
 
@@ -432,8 +449,8 @@ void RaftDriver::own_snapshot_handed_to_storage(const SnapshotMeta& meta, size_t
   compact_goal_ = std::max(compact_goal_, compact_to);
   compact_a_step();
   if (observer_) observer_->on_snapshot_taken(meta, bytes, compact_to);
-  // Entries applied while the application worked on this one may already call for the next.
-  maybe_snapshot();
+  // Entries applied while the application worked on this one may already call for the next:
+  // asked once this one is stored (own_snapshot_stored).
 }
 
 void RaftDriver::compact_a_step() {

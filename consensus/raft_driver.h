@@ -181,7 +181,8 @@ class RaftDriver {
   void snapshot_answered(Index index, SnapshotBytes data, uint64_t keep_tail);
   void snapshot_file_answered(Index index, const Status& s, const SnapshotFileWritten& file, uint64_t keep_tail);
   // The steps both answers share: whether the core took the snapshot, how far to compact, the
-  // completion of its store, and what follows handing it to storage.
+  // completion of its store (own_snapshot_stored marks the store under way; no snapshot is
+  // asked for until it completes), and what follows handing it to storage.
   bool own_snapshot_accepted(Index index, const SnapshotMeta& meta);
   Index own_snapshot_compact_point(const SnapshotMeta& meta, uint64_t keep_tail) const;
   RaftDriverStorage::Done own_snapshot_stored(Index index);
@@ -211,7 +212,9 @@ class RaftDriver {
   bool ready_in_flight_ = false;
   bool pump_posted_ = false;
   bool snapshot_requested_ = false;
-  std::optional<uint64_t> deferred_snapshot_keep_tail_;  // asked while applied_ ran ahead of the core
+  bool snapshot_storing_ = false;  // the last snapshot taken is handed to the storage, not yet stored
+  // Asked while applied_ ran ahead of the core, or while the last snapshot was being stored.
+  std::optional<uint64_t> deferred_snapshot_keep_tail_;
   Index applied_ = 0;
   Index last_snapshot_index_ = 0;
   uint64_t applied_bytes_since_snapshot_ = 0;

@@ -196,7 +196,11 @@ TEST(RaftDriver, SnapshotIsAnsweredLaterFromAnotherThreadThenStoredAndCompacted)
   EXPECT_EQ(op.compact_through, at - 1);
   EXPECT_EQ(h.driver->core().log().first_index(), at);  // compacted through at - 1
   EXPECT_EQ(h.observer.taken_at, (std::vector<Index>{at}));
-  // Four more were applied meanwhile (>= snapshot_every after `at`): the next request follows.
+  // Four more were applied meanwhile (>= snapshot_every after `at`): the next request follows
+  // once this one is stored, so that the application is offered the newer stored snapshot.
+  EXPECT_EQ(h.app.requested.size(), 1u);
+  h.storage.complete_one();
+  h.executor.run();
   EXPECT_EQ(h.app.requested.size(), 2u);
   EXPECT_EQ(h.app.requested[1], h.driver->applied_index());
   EXPECT_TRUE(h.app.fatal.empty());
@@ -234,6 +238,50 @@ TEST(RaftDriver, AnOutOfDateSnapshotFileIsCountedAsTakenAndTheDriverGoesOn) {
   h.app.file_replies[1](6, Status::io_error("disk"), {});
   h.settle();
   ASSERT_EQ(h.app.fatal.size(), 1u);
+}
+
+// A snapshot that came due while the last was being written is asked for only once the last is
+// stored, so that its target names the last (which an application can append to) and not the
+// one before. Asked at once, it named the one before, and zkraft wrote the whole tree again
+// right after each long snapshot (docs/benchmarks.md).
+TEST(RaftDriver, TheNextSnapshotIsAskedOnceTheLastIsStoredAndItsTargetNamesIt) {
+  RaftDriverOptions o;
+  o.snapshot_every = 3;
+  Harness h({1}, o);
+  h.storage.offer_files = true;
+  h.app.hold_snapshot_requests = true;
+  h.elect();
+  for (int i = 0; i < 2; ++i) {  // with the leader's no-op, entries 1 to 3
+    ASSERT_TRUE(h.driver->propose("e" + std::to_string(i)).ok());
+    h.settle();
+  }
+  ASSERT_EQ(h.app.requested, (std::vector<Index>{3}));
+  EXPECT_EQ(h.app.file_targets[0].stored_index, 0u);
+  for (int i = 2; i < 5; ++i) {  // 4 to 6 while the application writes the file: the next is due
+    ASSERT_TRUE(h.driver->propose("e" + std::to_string(i)).ok());
+    h.settle();
+  }
+  EXPECT_EQ(h.app.requested.size(), 1u);
+  // A write in flight when the file is answered: its store goes behind it, as in the storage.
+  ASSERT_TRUE(h.driver->propose("e5").ok());
+  h.executor.run();
+  ASSERT_EQ(h.storage.ops.size(), 1u);
+  SnapshotFileWritten file;
+  file.token = h.app.file_targets[0].token;
+  file.size = 10;
+  h.app.file_replies[0](3, Status::ok(), file);
+  h.executor.run();
+  ASSERT_EQ(h.storage.ops.size(), 2u);
+  ASSERT_TRUE(h.storage.ops.back().own_file);
+  h.storage.complete_one();  // the write: its Ready finishes, entry 7 applies
+  h.executor.run();
+  EXPECT_EQ(h.app.requested.size(), 1u);  // not while the file is being stored
+  h.storage.complete_one();
+  h.executor.run();
+  ASSERT_EQ(h.app.requested.size(), 2u);
+  EXPECT_EQ(h.app.requested[1], h.driver->applied_index());
+  EXPECT_EQ(h.app.file_targets[1].stored_index, 3u);
+  EXPECT_TRUE(h.app.fatal.empty());
 }
 
 // After an own snapshot the core's log is compacted compact_step entries at a time, each step a

@@ -63,6 +63,7 @@ class ManualStorage : public RaftDriverStorage {
     std::string data;
     Index compact_through = 0;
     bool own = false;  // store_own_snapshot
+    bool own_file = false;  // store_own_snapshot_file
     std::optional<SnapshotChunk> chunk;  // store_snapshot_chunk
     Done done;
   };
@@ -98,13 +99,15 @@ class ManualStorage : public RaftDriverStorage {
     op.done = std::move(done);
     ops.push_back(std::move(op));
   }
-  // With offer_files, a file for each snapshot (own_snapshot_file); what the application
+  // With offer_files, a file for each snapshot (own_snapshot_file), naming the snapshot stored
+  // last (as the real storage does: only once its store completed); what the application
   // answers about it is recorded, nothing is written.
   std::optional<SnapshotFileTarget> own_snapshot_file() override {
     if (!offer_files) return std::nullopt;
     SnapshotFileTarget t;
     t.token = ++file_tokens;
     t.path = "snapshot-" + std::to_string(t.token);
+    t.stored_index = stored_file_index;
     return t;
   }
   void store_own_snapshot_file(const SnapshotMeta& meta, const SnapshotFileWritten& file, Index compact_through,
@@ -113,6 +116,7 @@ class ManualStorage : public RaftDriverStorage {
     Op op;
     op.is_snapshot = true;
     op.own = true;
+    op.own_file = true;
     op.meta = meta;
     op.compact_through = compact_through;
     op.done = std::move(done);
@@ -126,6 +130,7 @@ class ManualStorage : public RaftDriverStorage {
     Op op = std::move(ops.front());
     ops.pop_front();
     done_ops.push_back(op);
+    if (op.own_file && s.is_ok()) stored_file_index = op.meta.index;
     if (op.done) op.done(std::move(s));
     return op;
   }
@@ -137,6 +142,7 @@ class ManualStorage : public RaftDriverStorage {
   std::vector<Op> done_ops;
   std::vector<Loaded> loads;
   bool offer_files = false;
+  Index stored_file_index = 0;
   uint64_t file_tokens = 0;
   std::vector<uint64_t> discarded;
 };
@@ -172,6 +178,7 @@ class TestApp : public RaftApplication {
       return;
     }
     requested.push_back(index);
+    file_targets.push_back(target);
     file_replies.push_back(std::move(file_reply));
   }
   void restore_snapshot(const SnapshotMeta& meta, SnapshotBytes data) override {
@@ -205,6 +212,7 @@ class TestApp : public RaftApplication {
   std::vector<Index> conf_changes;
   std::vector<SnapshotReply> replies;
   std::vector<SnapshotFileReply> file_replies;
+  std::vector<SnapshotFileTarget> file_targets;
   int taken = 0;
 };
 
