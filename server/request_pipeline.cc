@@ -28,10 +28,10 @@ DutyOptions duty_options(const Config& config) {
 }
 
 // How large the tree's change record may grow between snapshots (ZnodeTree::track_changes;
-// past it, the next snapshot is written whole): it bounds the record's memory, its links plus
-// ~40 bytes a changed znode. 100,000 creates make a record of ~12 MB by this count and a delta
-// of ~24 MB (the znodes' paths and data). Since a delta is written in steps, its own size
-// needs no bound.
+// past it, the next snapshot is written whole): it bounds the record's memory. Its count is the
+// links plus a record's fixed bytes (76) per changed znode, more than the ~40 bytes a znode
+// takes in its set: 100,000 creates count ~12 MB and make a delta of ~24 MB (the znodes' paths
+// and data). Since a delta is written in steps, its own size needs no bound.
 constexpr uint64_t kMaxChangeRecordBytes = 32u << 20;
 }  // namespace
 

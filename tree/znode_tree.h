@@ -222,7 +222,8 @@ class ZnodeTree {
   // full snapshot). O(nodes changed).
   uint64_t pending_delta_bytes() const;
   // Writes the delta since the last point (delta_possible() must hold) and makes now a point.
-  // Written whole on the calling thread.
+  // Written whole on the calling thread (the server writes its deltas in steps instead:
+  // begin_live_delta, below).
   void write_delta(jute::Writer& w);
   // The same bytes, written in steps while writes go on, as a live snapshot's are (and sharing
   // its one at a time): writes the delta's header into `w` and makes now a point;
