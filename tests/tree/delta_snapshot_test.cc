@@ -16,6 +16,20 @@ namespace {
 using namespace testing;  // NOLINT
 namespace err = jute::err;
 
+// A tree that tracks changes, with quota nodes and config data, after `writes` writes of a
+// random stream that the test goes on with.
+struct TrackedTree {
+  TrackedTree(uint64_t seed, int writes) : ops(seed) {
+    t.track_changes(true);
+    add_quota_and_config(t, zxid);
+    for (int i = 0; i < writes; ++i) apply_random_op(t, ops, ++zxid, log);
+  }
+  ZnodeTree t;
+  OpStream ops;
+  std::string log;
+  int64_t zxid = 0;
+};
+
 std::string delta_of(ZnodeTree& t) {
   jute::Writer w;
   t.write_delta(w);
@@ -40,14 +54,9 @@ TEST(DeltaSnapshotTest, RandomWritesBetweenPointsRestoreExactlyFromTheFullSnapsh
   size_t deltas_checked = 0, links_seen = 0;
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     SCOPED_TRACE(seed);
-    ZnodeTree t;
-    t.track_changes(true);
-    OpStream ops(seed);
+    TrackedTree tracked(seed, 200);
+    auto& [t, ops, log, zxid] = tracked;
     std::mt19937_64 rounds(seed * 104729);
-    std::string log;
-    int64_t zxid = 0;
-    add_quota_and_config(t, zxid);
-    for (int i = 0; i < 200; ++i) apply_random_op(t, ops, ++zxid, log);
     EXPECT_FALSE(t.delta_possible());  // no point yet
     std::string full = snapshot_of(t);
     t.start_change_record();
@@ -107,14 +116,9 @@ TEST(DeltaSnapshotTest, ALiveDeltaIsTheStateAtItsStartWhateverTheWritesBetweenIt
   size_t deltas_checked = 0, written_across_writes = 0;
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     SCOPED_TRACE(seed);
-    ZnodeTree t;
-    t.track_changes(true);
-    OpStream ops(seed);
+    TrackedTree tracked(seed, 200);
+    auto& [t, ops, log, zxid] = tracked;
     std::mt19937_64 rng(seed * 7919);
-    std::string log;
-    int64_t zxid = 0;
-    add_quota_and_config(t, zxid);
-    for (int i = 0; i < 200; ++i) apply_random_op(t, ops, ++zxid, log);
     std::string full = snapshot_of(t);
     t.start_change_record();
     std::vector<std::string> deltas;
@@ -180,14 +184,8 @@ TEST(DeltaSnapshotTest, ALiveDeltaWithoutWritesIsTheWholeDelta) {
 // A restore that replaces the tree while a delta is written in steps leaves the delta as it
 // began: it goes on from the replaced tree.
 TEST(DeltaSnapshotTest, ALiveDeltaGoesOnFromTheTreeAReplaceTookAway) {
-  ZnodeTree t;
-  t.track_changes(true);
-  OpStream ops(3);
-  std::mt19937_64 rng(3);
-  std::string log;
-  int64_t zxid = 0;
-  add_quota_and_config(t, zxid);
-  for (int i = 0; i < 150; ++i) apply_random_op(t, ops, ++zxid, log);
+  TrackedTree tracked(3, 150);
+  auto& [t, ops, log, zxid] = tracked;
   const std::string full = snapshot_of(t);
   t.start_change_record();
   for (int i = 0; i < 80; ++i) apply_random_op(t, ops, ++zxid, log);
@@ -210,13 +208,8 @@ TEST(DeltaSnapshotTest, ALiveDeltaGoesOnFromTheTreeAReplaceTookAway) {
 TEST(DeltaSnapshotTest, ARestoredTreeGoesOnAsTheOriginal) {
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     SCOPED_TRACE(seed);
-    ZnodeTree t;
-    t.track_changes(true);
-    OpStream ops(seed);
-    std::string log;
-    int64_t zxid = 0;
-    add_quota_and_config(t, zxid);
-    for (int i = 0; i < 150; ++i) apply_random_op(t, ops, ++zxid, log);
+    TrackedTree tracked(seed, 150);
+    auto& [t, ops, log, zxid] = tracked;
     const std::string full = snapshot_of(t);
     t.start_change_record();
     std::vector<std::string> deltas;
@@ -240,13 +233,8 @@ TEST(DeltaSnapshotTest, ARestoredTreeGoesOnAsTheOriginal) {
 
 // A live snapshot is a point too: its bytes plus the deltas after it restore the tree.
 TEST(DeltaSnapshotTest, ALiveSnapshotStartsTheChangeRecord) {
-  ZnodeTree t;
-  t.track_changes(true);
-  OpStream ops(7);
-  std::string log;
-  int64_t zxid = 0;
-  add_quota_and_config(t, zxid);
-  for (int i = 0; i < 200; ++i) apply_random_op(t, ops, ++zxid, log);
+  TrackedTree tracked(7, 200);
+  auto& [t, ops, log, zxid] = tracked;
   jute::Writer w;
   t.begin_live_snapshot(w);
   EXPECT_TRUE(t.delta_possible());
@@ -296,13 +284,8 @@ TEST(DeltaSnapshotTest, ADeltaForAnotherStateFailsTheRestoreAndChangesNothing) {
 // Cut at every length, or with a byte changed anywhere, a delta never stops the process, never
 // leaves the tree changed on failure, and a cut one always fails.
 TEST(DeltaSnapshotTest, CutAndDamagedDeltasAreRefusedSafely) {
-  ZnodeTree t;
-  t.track_changes(true);
-  OpStream ops(11);
-  std::string log;
-  int64_t zxid = 0;
-  add_quota_and_config(t, zxid);
-  for (int i = 0; i < 100; ++i) apply_random_op(t, ops, ++zxid, log);
+  TrackedTree tracked(11, 100);
+  auto& [t, ops, log, zxid] = tracked;
   const std::string full = snapshot_of(t);
   t.start_change_record();
   for (int i = 0; i < 60; ++i) apply_random_op(t, ops, ++zxid, log);
