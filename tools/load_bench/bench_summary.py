@@ -46,13 +46,19 @@ def _lat(r, q):
 def figure_rows(results, reference="zookeeper"):
     """results: dicts with mode, op, shape, kind, round, ops_per_s, latency_ms {p50, p99, p999},
     server_cpu_us_per_op, error_replies, connection_failures. Returns one row (a dict) per figure
-    and non-reference kind, in the order the figures first appear."""
-    figures, by = [], {}
+    and non-reference kind, in the order the figures first appear. A run that failed (a record
+    with "failed": zk_load's error) has no figures: it is left out of the medians and ratios and
+    counted in the row's "failed_runs"."""
+    figures, by, failed = [], {}, {}
     for r in results:
         key = (r["mode"], r["op"], r["shape"])
         if key not in by:
             figures.append(key)
             by[key] = {}
+        if r.get("failed"):
+            failed[key] = failed.get(key, 0) + 1
+            by[key].setdefault(r["kind"], {})
+            continue
         by[key].setdefault(r["kind"], {})[r["round"]] = r
     rows = []
     for key in figures:
@@ -72,7 +78,8 @@ def figure_rows(results, reference="zookeeper"):
                    "cpu_ratio": median_range([_ratio(a.get("server_cpu_us_per_op"), b.get("server_cpu_us_per_op"))
                                               for a, b in pairs]),
                    "errors": sum(r.get("error_replies", 0) + r.get("connection_failures", 0)
-                                 for r in list(rounds.values()) + list(ref.values()))}
+                                 for r in list(rounds.values()) + list(ref.values())),
+                   "failed_runs": failed.get(key, 0)}
             for q in ("p50", "p99", "p999"):
                 row[q] = median_range([_lat(r, q) for r in rounds.values()])
                 row["ref_" + q] = median_range([_lat(r, q) for r in ref.values()])
@@ -91,13 +98,14 @@ def format_table(rows, reference="zookeeper"):
            "server CPU us/op (ratio) | rounds | errors |" % reference,
            "|---|---|---:|---|---|---|---|---|---:|---:|"]
     for r in rows:
-        out.append("| %s | %s | %s / %s | %s | %s / %s | %s / %s (%s) | %s / %s (%s) | %s / %s (%s) | %d | %d |" % (
+        errors = "%d" % r["errors"] + (" (%d runs failed)" % r["failed_runs"] if r.get("failed_runs") else "")
+        out.append("| %s | %s | %s / %s | %s | %s / %s | %s / %s (%s) | %s / %s (%s) | %s / %s (%s) | %d | %s |" % (
             r["figure"], r["kind"], _med(r["ops"]), _med(r["ref_ops"]), fmt_ratio(r["ops_ratio"]),
             _med(r["p50"], 2), _med(r["ref_p50"], 2),
             _med(r["p99"], 2), _med(r["ref_p99"], 2), fmt_ratio(r["p99_ratio"]),
             _med(r["p999"], 2), _med(r["ref_p999"], 2), fmt_ratio(r["p999_ratio"]),
             _med(r["cpu"], 1), _med(r["ref_cpu"], 1), fmt_ratio(r["cpu_ratio"]),
-            r["paired_rounds"], r["errors"]))
+            r["paired_rounds"], errors))
     return out
 
 
@@ -141,8 +149,10 @@ def failures(results):
     successful op, and a snapshot run that saw no snapshot. One line each."""
     bad = ["%s %s: ok %s, error replies %s, connection failures %s"
            % (r["kind"], r.get("label"), r.get("ok"), r.get("error_replies"), r.get("connection_failures"))
-           for r in results if r.get("part") == "matrix"
+           for r in results if r.get("part") == "matrix" and not r.get("failed")
            and (not r.get("ok") or r.get("error_replies") or r.get("connection_failures"))]
+    bad += ["%s %s: failed: %s" % (r["kind"], r.get("label"), r["failed"])
+            for r in results if r.get("part") == "matrix" and r.get("failed")]
     bad += ["%s snapshot r%d: no snapshot seen during the load" % (r["kind"], r["round"])
             for r in results if r.get("part") == "snapshot" and not r["snapshot_windows"]]
     return bad

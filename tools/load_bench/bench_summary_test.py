@@ -44,6 +44,20 @@ class FigureRows(unittest.TestCase):
                          ["standalone get 16x32", "ensemble3 set 16x32"])
 
 
+    def test_a_failed_run_is_left_out_of_the_figures_and_counted(self):
+        failed = {"mode": "standalone", "op": "set", "shape": "16x32", "kind": "zookeeper", "round": 2,
+                  "part": "matrix", "label": "x", "ok": 0, "failed": "zk_load failed: read timeout"}
+        rs = [result("zkraft", 1, 300, 5, 10), result("zookeeper", 1, 100, 10, 40),
+              result("zkraft", 2, 200, 20, 20), failed]
+        r = bs.figure_rows(rs)[0]
+        self.assertEqual(r["paired_rounds"], 1)
+        self.assertEqual(r["ops_ratio"], (3.0, 3.0, 3.0))
+        self.assertEqual(r["ref_ops"], (100, 100, 100))
+        self.assertEqual(r["failed_runs"], 1)
+        self.assertTrue(bs.format_table([r])[2].endswith("| 1 | 0 (1 runs failed) |"))
+        self.assertEqual(bs.failures([failed]), ["zookeeper x: failed: zk_load failed: read timeout"])
+
+
 class Failures(unittest.TestCase):
     def test_errors_connection_failures_empty_cases_and_snapshotless_runs_fail(self):
         good = dict(result("zkraft", 1, 10, 1, 1), part="matrix", label="a", ok=5)
