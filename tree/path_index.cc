@@ -7,6 +7,8 @@
 #include <new>
 #include <tuple>
 
+#include <sys/mman.h>
+
 #include "tree/block_pool.h"
 #include "tree/invariant.h"
 
@@ -14,14 +16,36 @@ namespace zkraft::tree {
 
 namespace {
 
+// A table of this many bytes or more is mapped fresh from the kernel: its pages are zero with no
+// memset, and each faults in when a slot of it is first written, spread over the writes after a
+// growth (which move entries into it a few at a time). The memset of the 32 MB table that the
+// growth past 1,572,864 entries made faulted in its 8,192 pages at once and held the state thread
+// ~100 ms (docs/benchmarks.md, 2026-12-08). Not in AddressSanitizer builds, whose pass-through
+// pool keeps every block visible to it.
+constexpr size_t kMappedTableBytes = size_t{2} << 20;
+
+bool mapped(size_t n) {
+  return n * sizeof(uintptr_t) >= kMappedTableBytes && !BlockPool::tree().pass_through();
+}
+
 uintptr_t* allocate_slots(size_t n) {
+  if (mapped(n)) {
+    void* p = ::mmap(nullptr, n * sizeof(uintptr_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    return static_cast<uintptr_t*>(p);
+  }
   auto* s = TreeAllocator<uintptr_t>().allocate(n);
   std::memset(s, 0, n * sizeof(uintptr_t));
   return s;
 }
 
 void free_slots(uintptr_t* s, size_t n) noexcept {
-  if (s) TreeAllocator<uintptr_t>().deallocate(s, n);
+  if (!s) return;
+  if (mapped(n)) {
+    ::munmap(s, n * sizeof(uintptr_t));
+    return;
+  }
+  TreeAllocator<uintptr_t>().deallocate(s, n);
 }
 
 }  // namespace
