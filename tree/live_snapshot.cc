@@ -33,23 +33,47 @@ void ZnodeTree::keep_pre_image_now(ZnodeEntry* e) {
   jute::Writer w;
   write_node(w, *e);
   LiveSnapshot::Kept kept{w.take(), {}};
-  if (const ChildList* list = e->second.children(); list && !snap.delta) kept.children = list->entries;
+  if (const ChildList* list = e->second.children(); list && !snap.delta) {
+    if (list->entries.size() >= kChildListKeptInPlace) {
+      kept.in_place = &list->entries;  // a ChildList stays where it is for its node's lifetime
+      kept.in_place_count = list->entries.size();
+    } else {
+      kept.children = list->entries;
+      snap.entries_copied += list->entries.size();
+    }
+  }
   const bool fresh = snap.kept.emplace(e, std::move(kept)).second;
   ZKRAFT_INVARIANT(fresh, "a node's record is kept once");
   e->second.snapshot_mark = snapshot_mark_;
 }
 
-void ZnodeTree::copy_rest_of_walked_list(const ZnodeEntry* parent) {
-  for (LiveSnapshot::Frame& f : live_snapshot_->frames) {
+void ZnodeTree::keep_list_read_in_place(const ZnodeEntry* parent, size_t first_changed) {
+  LiveSnapshot& snap = *live_snapshot_;
+  for (LiveSnapshot::Frame& f : snap.frames) {
     if (f.owner != parent || f.in_place == nullptr) continue;
-    ZKRAFT_INVARIANT(f.in_place->size() == f.end, "a child list read in place has not changed");
+    if (first_changed >= f.end) return;  // only children added after what the walk reads
+    ZKRAFT_INVARIANT(f.in_place->size() >= f.end, "a child list read in place keeps what the walk reads");
     f.copy.assign(f.in_place->begin() + static_cast<std::ptrdiff_t>(f.next),
                   f.in_place->begin() + static_cast<std::ptrdiff_t>(f.end));
     f.in_place = nullptr;
+    snap.entries_copied += f.copy.size();
     f.end -= f.next;
     f.next = 0;
-    return;  // a node is on the walk's path once
+    return;  // a node is on the walk's path once, and its pre-image is no longer kept
   }
+  // A kept list read in place has kChildListKeptInPlace entries or more for as long as it is: the
+  // first ones are those of the start, so the lookup is needed only for a list that long.
+  const ChildList* list = parent->second.children();
+  if (list == nullptr || list->entries.size() < kChildListKeptInPlace) return;
+  auto it = snap.kept.find(parent);
+  if (it == snap.kept.end() || it->second.in_place == nullptr) return;
+  LiveSnapshot::Kept& kept = it->second;
+  if (first_changed >= kept.in_place_count) return;
+  ZKRAFT_INVARIANT(kept.in_place->size() >= kept.in_place_count, "a child list read in place keeps what the walk reads");
+  kept.children.assign(kept.in_place->begin(),
+                       kept.in_place->begin() + static_cast<std::ptrdiff_t>(kept.in_place_count));
+  kept.in_place = nullptr;
+  snap.entries_copied += kept.in_place_count;
 }
 
 bool ZnodeTree::continue_live_snapshot(jute::Writer& w, size_t max_nodes) {
@@ -62,8 +86,8 @@ bool ZnodeTree::continue_live_snapshot(jute::Writer& w, size_t max_nodes) {
       snap.frames.pop_back();
       continue;
     }
-    ZKRAFT_INVARIANT(level.in_place == nullptr || level.in_place->size() == level.end,
-                     "a child list read in place has not changed");
+    ZKRAFT_INVARIANT(level.in_place == nullptr || level.in_place->size() >= level.end,
+                     "a child list read in place keeps what the walk reads");
     // Only a list read in place is known to hold live nodes (a changed list is a copy, whose
     // removed entries may be freed): the blocks are prefetched only from such a list.
     if (level.next + internal::kEntryAhead < level.end) {
@@ -80,8 +104,13 @@ bool ZnodeTree::continue_live_snapshot(jute::Writer& w, size_t max_nodes) {
     below.owner = e;
     if (auto it = snap.kept.find(e); it != snap.kept.end()) {
       w.write_raw(it->second.record);
-      below.copy = std::move(it->second.children);
-      below.end = below.copy.size();
+      if (it->second.in_place != nullptr) {
+        below.in_place = it->second.in_place;
+        below.end = it->second.in_place_count;
+      } else {
+        below.copy = std::move(it->second.children);
+        below.end = below.copy.size();
+      }
       snap.kept.erase(it);
     } else {
       // Not kept, so neither it nor its child list changed since the start: both are as they were.

@@ -152,7 +152,8 @@ ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_sav
   Znode& n = e->second;
   n.snapshot_mark = snapshot_mark_;  // not in a live snapshot under way (znode_tree.h)
   if (parent) {
-    before_child_list_change(parent);
+    const size_t had = parent->second.num_children();
+    before_child_list_change(parent, at_saved_index && saved_index < had ? saved_index : had);
     std::vector<ZnodeEntry*>* kids = &parent->second.child_list().entries;
     const bool in_place = at_saved_index && saved_index < kids->size();
     if (in_place) {
@@ -187,6 +188,9 @@ ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_sav
 }
 
 Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
+  // A live snapshot may read a kept child list in the node's own ChildList, which goes with the
+  // node: only a leaf goes, and removing its children copied such a list first.
+  ZKRAFT_INVARIANT(e->second.num_children() == 0, "a removed node has no children");
   keep_pre_image(e);
   if (changes_ && parent) record_unlink(*e);
   std::string_view key = e->first;
@@ -208,7 +212,7 @@ Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
   ZKRAFT_INVARIANT(data_size_ >= 1, "the data size never goes below the root's");
   acls_.release(n.acl);
   if (parent) {
-    before_child_list_change(parent);
+    before_child_list_change(parent, n.index_in_parent);
     ZKRAFT_INVARIANT(parent->second.children() != nullptr, "a removed child is in its parent's list");
     auto& kids = parent->second.child_list().entries;
     uint32_t i = n.index_in_parent;

@@ -187,6 +187,16 @@ class ZnodeTree {
   LiveSnapshotCheck begin_live_snapshot(jute::Writer& w);
   bool continue_live_snapshot(jute::Writer& w, size_t max_nodes);
   bool live_snapshot_under_way() const { return live_snapshot_ != nullptr; }
+  // A child list this long or longer is not copied when a live snapshot keeps its owner's
+  // pre-image: the snapshot reads its first entries (as many as at the start) in place, for as
+  // long as children are only added after them. The creates under one parent of 1,200,000
+  // children copied that list (~10 MB) at each whole snapshot's first create, and a write's
+  // latency went to 100 ms (docs/benchmarks.md, 2026-12-08). A shorter list is copied (at most
+  // 32 KB): finding a kept list is then needed only for a change to a long one.
+  static constexpr size_t kChildListKeptInPlace = 4096;
+  // Child list entries the live snapshot under way copied so far to read them later (0 if none
+  // is under way): what the in-place reads save, seen by the tests.
+  uint64_t live_snapshot_entries_copied() const { return live_snapshot_ ? live_snapshot_->entries_copied : 0; }
   // Replaces the whole tree with `fresh` (a restore). A live snapshot under way goes on: it
   // keeps the replaced tree, unchanged from then on, until it has written it.
   void replace_with(ZnodeTree&& fresh);
@@ -379,26 +389,27 @@ class ZnodeTree {
     if (live_snapshot_ && e->second.snapshot_mark != snapshot_mark_) keep_pre_image_now(e);
   }
   void keep_pre_image_now(ZnodeEntry* e);
-  // Before `parent`'s child list changes (a child linked or removed): keeps the parent's
-  // pre-image if the live snapshot has not written it yet, or, if the walk is reading that list
-  // in place, copies the part it has still to read.
-  void before_child_list_change(ZnodeEntry* parent) {
+  // Before `parent`'s child list changes at `first_changed` and maybe after it (a child linked at
+  // the end: the list's size; a child removed or put back: its index): keeps the parent's
+  // pre-image if the live snapshot has not written it yet, and copies what the walk has still to
+  // read of the list if the change reaches into it.
+  void before_child_list_change(ZnodeEntry* parent, size_t first_changed) {
     if (!live_snapshot_) return;
-    if (parent->second.snapshot_mark != snapshot_mark_) {
-      keep_pre_image_now(parent);
-    } else {
-      copy_rest_of_walked_list(parent);
-    }
+    if (parent->second.snapshot_mark != snapshot_mark_) keep_pre_image_now(parent);
+    keep_list_read_in_place(parent, first_changed);
   }
-  void copy_rest_of_walked_list(const ZnodeEntry* parent);
+  void keep_list_read_in_place(const ZnodeEntry* parent, size_t first_changed);
+
   struct LiveSnapshot {
     // One level of the pre-order walk: the children of `owner` still to write. They are read in
-    // place from the owner's own child list (`in_place`) for as long as it does not change: a
-    // copy of a list of 1,000,000 children at the start of a walk took 25 to 31 ms of the state
-    // thread (1,921 page faults for the copy) and stalled it 100 to 227 ms under a 64x32 load on
-    // 2 cores. Before that list changes, the rest is copied into `copy`
-    // (copy_rest_of_walked_list); a kept pre-image's list is moved into `copy` at once.
-    // Invariant: while in_place is set, the list holds `end` entries, as when the walk reached it.
+    // place from the owner's own child list (`in_place`) for as long as what the walk has still to
+    // read does not change: a copy of a list of 1,000,000 children at the start of a walk took 25
+    // to 31 ms of the state thread (1,921 page faults for the copy) and stalled it 100 to 227 ms
+    // under a 64x32 load on 2 cores. Children added after `end` change nothing the walk reads.
+    // Before a change at an index under `end`, the rest is copied into `copy`
+    // (keep_list_read_in_place); a kept pre-image's copied list is moved into `copy` at once.
+    // Invariant: while in_place is set, the list's first `end` entries are as at the start (so
+    // it holds at least `end`).
     struct Frame {
       const ZnodeEntry* owner = nullptr;
       const std::vector<ZnodeEntry*>* in_place = nullptr;
@@ -411,13 +422,19 @@ class ZnodeTree {
     // so as many as the tree is deep). Entries are addresses as of the start: a node created
     // later at a removed node's address is in no list the walk reads, so never looked at.
     std::vector<Frame> frames;
+    // A node's pre-image. Its child list at the start is `children`, or, for a list of at least
+    // kChildListKeptInPlace entries, the first `in_place_count` entries of the node's own list
+    // (`in_place`), under the same invariant as a Frame's.
     struct Kept {
       std::string record;
-      std::vector<ZnodeEntry*> children;  // the child list at the start
+      std::vector<ZnodeEntry*> children;
+      const std::vector<ZnodeEntry*>* in_place = nullptr;
+      size_t in_place_count = 0;
     };
     // Pre-images of nodes changed or removed before the walk reached them, by address.
     std::unordered_map<const ZnodeEntry*, Kept> kept;
     uint64_t written = 0;         // records written so far
+    uint64_t entries_copied = 0;  // child list entries copied to be read later
     uint64_t nodes_at_start = 0;  // what `written` must come to
     bool mark = false;             // what a node's snapshot_mark becomes once written or kept
     std::unique_ptr<ZnodeTree> replaced;  // the tree the walk reads, after replace_with

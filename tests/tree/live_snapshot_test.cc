@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
+#include <vector>
 
 #include "tests/tree/random_tree_ops.h"
 #include "tests/tree/tree_test_util.h"
@@ -188,6 +190,123 @@ TEST(LiveSnapshotTest, AChildListReadInPlaceThatChangesMidwayIsWrittenAsItWas) {
       while (!t.continue_live_snapshot(w, 1)) {
       }
       EXPECT_EQ(w.bytes(), expected);
+    }
+  }
+}
+
+// A list of kChildListKeptInPlace children or more is read in place, from a kept pre-image too,
+// while children are added after the entries of the start: nothing is copied until a change
+// reaches those entries, and the bytes are the tree's at the start whatever comes.
+TEST(LiveSnapshotTest, ALongChildListIsReadInPlaceWhileChildrenAreAddedAfterIt) {
+  constexpr size_t kLong = ZnodeTree::kChildListKeptInPlace + 5;
+  enum class Then { kNothing, kRemoveFirst, kRemoveLastOfStart, kRemoveAdded, kUndoneRemove, kSetParent };
+  for (Then then : {Then::kNothing, Then::kRemoveFirst, Then::kRemoveLastOfStart, Then::kRemoveAdded,
+                    Then::kUndoneRemove, Then::kSetParent}) {
+    // The walk's order: the root, /zookeeper and its two children, /p, then /p's children.
+    for (size_t read : {size_t{1}, size_t{5}, size_t{6}, 5 + kLong / 2, 5 + kLong - 1, 5 + kLong}) {
+      SCOPED_TRACE(::testing::Message() << "then " << static_cast<int>(then) << ", records read " << read);
+      ZnodeTree t;
+      int64_t zxid = 0;
+      ASSERT_EQ(create(t, ++zxid, "/p"), err::kOk);
+      for (size_t i = 0; i < kLong; ++i) ASSERT_EQ(create(t, ++zxid, "/p/c" + std::to_string(i)), err::kOk);
+      const std::string expected = snapshot_of(t);
+      jute::Writer w;
+      t.begin_live_snapshot(w);
+      ASSERT_FALSE(t.continue_live_snapshot(w, read));
+      for (int i = 0; i < 3; ++i) ASSERT_EQ(create(t, ++zxid, "/p/new" + std::to_string(i), "v"), err::kOk);
+      EXPECT_EQ(t.live_snapshot_entries_copied(), 0u) << "children added after the start copy nothing";
+      std::vector<WatchTrigger> out;
+      bool copies = false;
+      switch (then) {
+        case Then::kNothing: break;
+        case Then::kRemoveFirst:
+          // A remove moves the last child into the hole: the rest of the list not read yet is
+          // copied, even if the hole was read (nothing is left to read once the walk is past it).
+          ASSERT_EQ(remove(t, ++zxid, "/p/c0"), err::kOk);
+          copies = read < 5 + kLong;
+          break;
+        case Then::kRemoveLastOfStart:
+          ASSERT_EQ(remove(t, ++zxid, "/p/c" + std::to_string(kLong - 1)), err::kOk);
+          copies = read < 5 + kLong;
+          break;
+        case Then::kRemoveAdded: ASSERT_EQ(remove(t, ++zxid, "/p/new0"), err::kOk); break;
+        case Then::kUndoneRemove: {
+          // The remove moves /p/new2 into /p/c0's place, and its undo puts both back.
+          std::vector<MultiOp> ops{DeleteOp{"/p/c0", -1}, DeleteOp{"/p/missing", -1}};
+          bool ok = true;
+          t.multi(ctx(++zxid), ops, out, ok);
+          ASSERT_FALSE(ok);
+          copies = read < 5 + kLong;
+          break;
+        }
+        case Then::kSetParent: {
+          jute::Stat st;
+          ASSERT_EQ(t.set_data(ctx(++zxid), "/p", buf("new"), -1, st, out), err::kOk);
+          break;
+        }
+      }
+      if (copies) {
+        EXPECT_GT(t.live_snapshot_entries_copied(), 0u);
+      } else {
+        EXPECT_EQ(t.live_snapshot_entries_copied(), 0u);
+      }
+      for (int i = 3; i < 6; ++i) ASSERT_EQ(create(t, ++zxid, "/p/new" + std::to_string(i), "v"), err::kOk);
+      while (!t.continue_live_snapshot(w, 1000)) {
+        ++zxid;
+        ASSERT_EQ(create(t, zxid, "/p/more" + std::to_string(zxid), "v"), err::kOk);
+      }
+      EXPECT_EQ(w.bytes(), expected);
+    }
+  }
+}
+
+// Random writes under a long list and elsewhere between random steps, snapshot after snapshot.
+TEST(LiveSnapshotTest, RandomWritesUnderALongListLeaveTheBytesOfTheStart) {
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE(seed);
+    std::mt19937_64 rng(seed);
+    ZnodeTree t;
+    int64_t zxid = 0;
+    ASSERT_EQ(create(t, ++zxid, "/a"), err::kOk);
+    ASSERT_EQ(create(t, ++zxid, "/p"), err::kOk);
+    std::vector<std::string> kids;
+    for (size_t i = 0; i < ZnodeTree::kChildListKeptInPlace + 50; ++i) {
+      kids.push_back("/p/c" + std::to_string(i));
+      ASSERT_EQ(create(t, ++zxid, kids.back()), err::kOk);
+    }
+    for (int round = 0; round < 6; ++round) {
+      const std::string expected = snapshot_of(t);
+      jute::Writer w;
+      t.begin_live_snapshot(w);
+      for (bool done = false; !done;) {
+        for (uint64_t n = rng() % 4; n > 0; --n) {
+          std::vector<WatchTrigger> out;
+          const uint64_t what = rng() % 100;
+          if (what < 70 || kids.size() < 10) {
+            kids.push_back("/p/n" + std::to_string(++zxid));
+            ASSERT_EQ(create(t, zxid, kids.back()), err::kOk);
+          } else if (what < 80) {
+            const size_t i = rng() % kids.size();
+            ASSERT_EQ(remove(t, ++zxid, kids[i]), err::kOk);
+            kids[i] = kids.back();
+            kids.pop_back();
+          } else if (what < 88) {
+            jute::Stat st;
+            ++zxid;
+            ASSERT_EQ(t.set_data(ctx(zxid), "/p", buf(std::to_string(zxid)), -1, st, out), err::kOk);
+          } else if (what < 94) {
+            std::vector<MultiOp> ops{DeleteOp{kids[rng() % kids.size()], -1}, DeleteOp{"/p/missing", -1}};
+            bool ok = true;
+            t.multi(ctx(++zxid), ops, out, ok);
+            ASSERT_FALSE(ok);
+          } else {
+            ++zxid;
+            ASSERT_EQ(create(t, zxid, "/a/n" + std::to_string(zxid)), err::kOk);
+          }
+        }
+        done = t.continue_live_snapshot(w, 1 + rng() % 700);
+      }
+      ASSERT_EQ(w.bytes(), expected) << "round " << round;
     }
   }
 }
