@@ -13,7 +13,9 @@ constexpr size_t rounded(size_t n) {
   return (n + BlockPool::kGranule - 1) / BlockPool::kGranule * BlockPool::kGranule;
 }
 
-bool address_sanitizer_build() {
+}  // namespace
+
+bool BlockPool::address_sanitizer_build() {
 #if defined(__SANITIZE_ADDRESS__)
   return true;
 #elif defined(__has_feature)
@@ -26,8 +28,6 @@ bool address_sanitizer_build() {
   return false;
 #endif
 }
-
-}  // namespace
 
 BlockPool::~BlockPool() {
   for (void* slab : slabs_) ::operator delete(slab);

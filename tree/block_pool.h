@@ -69,6 +69,9 @@ class BlockPool {
   // This thread's pool for the tree's blocks, created on first use and never destroyed (a tree
   // may outlive the thread that built it); in AddressSanitizer builds, one pass-through pool.
   static BlockPool& tree();
+  // Whether this build runs under AddressSanitizer (tree() is then a pass-through pool, and the
+  // tree's other large buffers avoid mappings the sanitizer would not see into).
+  static bool address_sanitizer_build();
 
  private:
   static constexpr size_t kClasses = kMaxPooled / kGranule;

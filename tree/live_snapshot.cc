@@ -38,7 +38,7 @@ void ZnodeTree::keep_pre_image_now(ZnodeEntry* e) {
       kept.in_place = &list->entries;  // a ChildList stays where it is for its node's lifetime
       kept.in_place_count = list->entries.size();
     } else {
-      kept.children = list->entries;
+      kept.children.assign(list->entries.begin(), list->entries.end());
       snap.entries_copied += list->entries.size();
     }
   }

@@ -20,12 +20,12 @@ namespace {
 // memset, and each faults in when a slot of it is first written, spread over the writes after a
 // growth (which move entries into it a few at a time). The memset of the 32 MB table that the
 // growth past 1,572,864 entries made faulted in its 8,192 pages at once and held the state thread
-// ~100 ms (docs/benchmarks.md, 2026-12-08). Not in AddressSanitizer builds, whose pass-through
-// pool keeps every block visible to it.
+// ~100 ms (docs/benchmarks.md, 2026-12-08). Not in AddressSanitizer builds, which keep every
+// buffer visible to the sanitizer.
 constexpr size_t kMappedTableBytes = size_t{2} << 20;
 
 bool mapped(size_t n) {
-  return n * sizeof(uintptr_t) >= kMappedTableBytes && !BlockPool::tree().pass_through();
+  return n * sizeof(uintptr_t) >= kMappedTableBytes && !BlockPool::address_sanitizer_build();
 }
 
 uintptr_t* allocate_slots(size_t n) {

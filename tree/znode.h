@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tree/invariant.h"
+#include "tree/mapped_vector.h"
 #include "tree/node_data.h"
 #include "tree/path_key.h"
 
@@ -23,14 +24,15 @@ struct Znode;
 // An entry of the path index: the full path and its node. Its address never changes while the
 // node exists (the index is node-based), so children can point at it.
 using ZnodeEntry = std::pair<const PathKey, Znode>;
+using ChildVector = MappedVector<ZnodeEntry*>;
 
 // A node's children and the two Stat fields only child changes move. Most nodes of a tree are
 // leaves that never had a child: their pzxid is their czxid and their cversion 0, so they carry
 // neither field (12 bytes per node), only a null pointer.
 struct ChildList {
   // Child entries in a stable, history-determined order (a remove moves the last child into the
-  // hole: Znode::index_in_parent).
-  std::vector<ZnodeEntry*> entries;
+  // hole: Znode::index_in_parent). A MappedVector: a long list grows without being copied.
+  ChildVector entries;
   int64_t pzxid = 0;
   // Counts child creates only (ZooKeeper's internal cversion). It names sequential children and
   // clients see cversion*2 - numChildren, i.e. creates + deletes.

@@ -154,7 +154,7 @@ ZnodeEntry* ZnodeTree::link_entry(ZnodeEntry* e, ZnodeEntry* parent, bool at_sav
   if (parent) {
     const size_t had = parent->second.num_children();
     before_child_list_change(parent, at_saved_index && saved_index < had ? saved_index : had);
-    std::vector<ZnodeEntry*>* kids = &parent->second.child_list().entries;
+    ChildVector* kids = &parent->second.child_list().entries;
     const bool in_place = at_saved_index && saved_index < kids->size();
     if (in_place) {
       // Undo of a swap-remove: the element that filled the hole goes back to the end.
@@ -223,7 +223,7 @@ Znode ZnodeTree::remove_entry(ZnodeEntry* e, ZnodeEntry* parent) {
     kids.pop_back();
     // The list stays (it holds the parent's pzxid and cversion), but not the buffer of a child
     // list that has emptied: a queue's parent drained of 100,000 children would keep 800 KB.
-    if (kids.empty()) std::vector<ZnodeEntry*>().swap(kids);
+    if (kids.empty()) kids.release();
   }
   Znode out = std::move(n);
   index_.erase(e);

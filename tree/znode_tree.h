@@ -412,7 +412,7 @@ class ZnodeTree {
     // it holds at least `end`).
     struct Frame {
       const ZnodeEntry* owner = nullptr;
-      const std::vector<ZnodeEntry*>* in_place = nullptr;
+      const ChildVector* in_place = nullptr;
       std::vector<ZnodeEntry*> copy;
       size_t next = 0;
       size_t end = 0;
@@ -428,7 +428,7 @@ class ZnodeTree {
     struct Kept {
       std::string record;
       std::vector<ZnodeEntry*> children;
-      const std::vector<ZnodeEntry*>* in_place = nullptr;
+      const ChildVector* in_place = nullptr;
       size_t in_place_count = 0;
     };
     // Pre-images of nodes changed or removed before the walk reached them, by address.
