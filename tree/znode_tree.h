@@ -190,8 +190,8 @@ class ZnodeTree {
   // A child list this long or longer is not copied when a live snapshot keeps its owner's
   // pre-image: the snapshot reads its first entries (as many as at the start) in place, for as
   // long as children are only added after them. The creates under one parent of 1,200,000
-  // children copied that list (~10 MB) at each whole snapshot's first create, and a write's
-  // latency went to 100 ms (docs/benchmarks.md, 2026-12-08). A shorter list is copied (at most
+  // children copied that list (~10 MB) at each whole snapshot's first create, and the writes in
+  // flight took 47 to 54 ms (docs/benchmarks.md, 2026-12-08). A shorter list is copied (at most
   // 32 KB): finding a kept list is then needed only for a change to a long one.
   static constexpr size_t kChildListKeptInPlace = 4096;
   // Child list entries the live snapshot under way copied so far to read them later (0 if none
