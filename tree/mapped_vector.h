@@ -12,8 +12,8 @@
 //
 // Invariants: size() <= capacity(); data() is null exactly when capacity() is 0; the buffer is a
 // mapping exactly when mapped(capacity()), so the capacity alone says how to free it. In
-// AddressSanitizer builds nothing is mapped, so the sanitizer sees every buffer. Move-only: a copy of a long list is always spelled out (assign from
-// begin()/end() into a std::vector).
+// AddressSanitizer builds nothing is mapped, so the sanitizer sees every buffer. Move-only: a
+// copy of a long list is always spelled out (assign from begin()/end() into a std::vector).
 
 #include <sys/mman.h>
 #include <unistd.h>
